@@ -1,0 +1,203 @@
+"""Every error a user can cause, with its HTTP status and Heat's error type name.
+
+The API turns a ``HearthError`` into Heat's error body: ``error.type`` is ``heat_type`` (the
+name Heat gives the same failure, so clients that match on it keep working) and the message
+is ``str(error)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+
+class HearthError(Exception):
+    """Base of all user-facing errors."""
+
+    http_status: int = 400
+    # Heat's numeric code for errors a caller may ask to ignore (``ignore_errors``).
+    error_code: str | None = None
+
+    def __init__(self, message: str) -> None:
+        if self.error_code:
+            message = f"HEAT-E{self.error_code} {message}"
+        super().__init__(message)
+        self.message = message
+
+    @property
+    def heat_type(self) -> str:
+        return type(self).__name__
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def format_path(path: Sequence[str | int]) -> str:
+    """Heat's dotted path: ``resources.server.properties.networks[0].port``."""
+    out = ""
+    for item in path:
+        if isinstance(item, int) or (isinstance(item, str) and item.isdigit()):
+            out += f"[{item}]"
+        elif out:
+            out += f".{item}"
+        else:
+            out = str(item)
+    return out
+
+
+class StackValidationFailed(HearthError):
+    """A template, environment or stack definition is invalid.
+
+    ``error`` is a short class of error (Heat puts e.g. ``Property error`` there), ``path``
+    the location inside the template, ``detail`` the message proper.
+    """
+
+    def __init__(
+        self,
+        detail: str = "",
+        path: Sequence[str | int] = (),
+        error: str = "",
+    ) -> None:
+        self.error = error
+        self.path: list[str | int] = list(path)
+        self.detail = detail
+        where = format_path(self.path)
+        text = (f"{error}: " if error else "") + (f"{where}: " if where else "") + detail
+        super().__init__(text)
+
+    @classmethod
+    def wrap(
+        cls, exc: BaseException, path: Sequence[str | int], error: str | None = None
+    ) -> StackValidationFailed:
+        """Put ``path`` in front of the location of ``exc`` (or of a plain error)."""
+        if isinstance(exc, StackValidationFailed):
+            return cls(exc.detail, [*path, *exc.path], exc.error if error is None else error)
+        return cls(str(exc), path, error or "")
+
+
+class InvalidTemplateVersion(HearthError):
+    def __init__(self, explanation: str) -> None:
+        super().__init__(f"The template version is invalid: {explanation}")
+
+
+class InvalidTemplateSection(HearthError):
+    def __init__(self, section: str) -> None:
+        super().__init__(f"The template section is invalid: {section}")
+
+
+class InvalidTemplateReference(HearthError):
+    def __init__(self, resource: str, key: str) -> None:
+        super().__init__(f'The specified reference "{resource}" (in {key}) is incorrect.')
+
+
+class InvalidTemplateAttribute(HearthError):
+    def __init__(self, resource: str, key: str) -> None:
+        super().__init__(
+            f"The Referenced Attribute ({resource} {key}) is incorrect."
+        )
+
+
+class UserParameterMissing(HearthError):
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(f"The Parameter ({key}) was not provided.")
+
+
+class UnknownUserParameter(HearthError):
+    def __init__(self, key: str) -> None:
+        super().__init__(f"The Parameter ({key}) was not defined in template.")
+
+
+class ImmutableParameterModified(HearthError):
+    def __init__(self, keys: Iterable[str]) -> None:
+        names = ", ".join(keys)
+        super().__init__(
+            "The following parameters are immutable and may not be updated: " + names
+        )
+
+
+class InvalidMergeStrategyForParam(HearthError):
+    def __init__(self, strategy: str, param: str) -> None:
+        super().__init__(
+            f"Invalid merge strategy '{strategy}' for parameter '{param}'."
+        )
+
+
+class ConflictingMergeStrategyForParam(HearthError):
+    def __init__(self, strategy: str, param: str, env_file: str) -> None:
+        super().__init__(
+            f"Conflicting merge strategy '{strategy}' for parameter '{param}' "
+            f"in file '{env_file}'."
+        )
+
+
+class InvalidSchemaError(HearthError):
+    pass
+
+
+class InvalidEnvironment(HearthError):
+    """An environment that is not a mapping or has a bad section."""
+
+
+class InvalidBreakPointHook(HearthError):
+    pass
+
+
+class InvalidRestrictedAction(HearthError):
+    pass
+
+
+class InvalidExternalResourceDependency(HearthError):
+    def __init__(self, external_id: str, resource_type: str) -> None:
+        super().__init__(
+            f"Invalid dependency with external {resource_type} resource: {external_id}"
+        )
+
+
+class NotSupported(HearthError):
+    def __init__(self, feature: str) -> None:
+        super().__init__(f"{feature} is not supported.")
+
+
+class RequestLimitExceeded(HearthError):
+    def __init__(self, message: str) -> None:
+        super().__init__(f"Request limit exceeded: {message}")
+
+
+class TemplateParseError(HearthError):
+    """The text is not JSON/YAML, or is unsafe to load (alias bombs, absurd nesting)."""
+
+
+class ResourceTypeNotFound(StackValidationFailed):
+    """Heat reports an unknown type as StackValidationFailed; kept as its own class here."""
+
+    @property
+    def heat_type(self) -> str:
+        return "StackValidationFailed"
+
+
+class ResourceTypeUnavailable(HearthError):
+    error_code = "99001"
+
+    def __init__(self, resource_type: str, reason: str, service: str = "hearth") -> None:
+        self.resource_type = resource_type
+        super().__init__(
+            f"Service {service} is not available for resource type {resource_type}, "
+            f"reason: {reason}"
+        )
+
+
+class CircularDependencyException(HearthError):
+    def __init__(self, cycle: str) -> None:
+        super().__init__(f"Circular Dependency Found: {cycle}")
+
+
+class Invalid(HearthError):
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"Data supplied was not valid: {reason}")
+
+
+class EntityNotFound(HearthError):
+    http_status = 404
+
+    def __init__(self, entity: str, name: str) -> None:
+        super().__init__(f"The {entity} ({name}) could not be found.")
