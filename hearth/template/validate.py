@@ -1,0 +1,208 @@
+"""Template validation as Heat's ``POST /validate`` does it, and the document it answers.
+
+The checks run in Heat's order (structure, parameters, parameter groups, conditions, resource
+definitions, resources, outputs) so that a template with several faults gets the same first
+complaint. Values of required parameters are not needed: validation looks at the template, not
+at one stack made from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
+
+from hearth.common.errors import (
+    HearthError,
+    Invalid,
+    RequestLimitExceeded,
+    StackValidationFailed,
+    UserParameterMissing,
+)
+from hearth.template.context import Limits
+from hearth.template.definitions import ResourceDefinition
+from hearth.template.env_merge import merge_environments, request_environment
+from hearth.template.environment import Environment, RegistryEntry
+from hearth.template.functions import base
+from hearth.template.functions.references import GetParam
+from hearth.template.loader import load_template_text
+from hearth.template.parameter_groups import ParameterGroups
+from hearth.template.parameters import Parameters, StackIdentity
+from hearth.template.stack_definition import StackDefinition
+from hearth.template.template import Template
+from hearth.template.versions import VERSION_KEYS
+
+# Error codes a caller may ask validation to ignore (Heat knows just this one).
+IGNORABLE_ERROR_CODES = frozenset({"99001"})
+
+# Checks a resource's type once it is resolved through the environment: raise to refuse it.
+TypeChecker = Callable[[ResourceDefinition, RegistryEntry], None]
+
+
+class _Values:
+    """The parameter values functions see during validation (UserParameterMissing if unset)."""
+
+    def __init__(self, parameters: Parameters) -> None:
+        self._parameters = parameters
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._parameters
+
+    def value(self, name: str) -> Any:
+        try:
+            return self._parameters.value(name)
+        except KeyError:
+            raise UserParameterMissing(name) from None
+
+
+def parameter_types(template: Template, files: Mapping[str, Any]) -> dict[str, str]:
+    """Declared parameter names and types of the template and of templates in ``files``."""
+    types: dict[str, str] = {}
+    sources: list[Any] = [template.data]
+    for content in files.values():
+        if isinstance(content, str) and any(key in content for key in VERSION_KEYS):
+            try:
+                sources.append(load_template_text(content))
+            except HearthError:
+                continue
+    for data in sources:
+        if not isinstance(data, Mapping):
+            continue
+        section = data.get("parameters", data.get("Parameters"))
+        if isinstance(section, Mapping):
+            for name, body in section.items():
+                if isinstance(body, Mapping):
+                    ptype = body.get("type", body.get("Type"))
+                    if isinstance(ptype, str):
+                        types.setdefault(name, ptype)
+    return types
+
+
+def validate_template(
+    template: Mapping[str, Any] | str | None,
+    *,
+    files: Mapping[str, Any] | None = None,
+    environment: Mapping[str, Any] | str | None = None,
+    environment_files: Sequence[str] | None = None,
+    parameters: Mapping[str, Any] | None = None,
+    show_nested: bool = False,
+    ignorable_errors: Collection[str] | None = None,
+    global_env: Environment | None = None,
+    type_checker: TypeChecker | None = None,
+    limits: Limits | None = None,
+    max_resources_per_stack: int = 1000,
+) -> dict[str, Any]:
+    """Validate a template and answer Heat's validate document, or raise the first error."""
+    limits = limits or Limits()
+    files = dict(files or {})
+    if template is None:
+        raise Invalid("No Template provided.")
+    ignorable = set(ignorable_errors or ())
+    unknown_codes = ignorable - IGNORABLE_ERROR_CODES
+    if unknown_codes:
+        raise Invalid(f"Invalid codes in ignore_errors : {sorted(unknown_codes)}")
+    data = load_template_text(template, limits) if isinstance(template, str) else template
+    tmpl = Template(data, {k: v for k, v in files.items() if isinstance(v, str)})
+
+    env_doc = request_environment(environment, parameters, environment_files)
+    merge_environments(environment_files, files, env_doc, parameter_types(tmpl, files))
+    env = Environment(env_doc, global_env=global_env)
+
+    try:
+        tmpl.validate_structure()
+    except StackValidationFailed:
+        raise
+    except HearthError as exc:
+        raise StackValidationFailed(str(exc)) from None
+    resources_section = tmpl.resources_section
+    if 0 <= max_resources_per_stack < len(resources_section):
+        raise RequestLimitExceeded("Maximum resources per stack exceeded.")
+
+    params = Parameters(
+        tmpl.version,
+        tmpl.parameters_section,
+        env.params,
+        env.param_defaults,
+        stack=StackIdentity(tenant="", stack_name="dummy"),
+    )
+    stack = StackDefinition(tmpl, _Values(params), limits=limits)
+    _validate_stack(stack, params, env, ignorable, type_checker)
+
+    result: dict[str, Any] = {
+        "Description": tmpl.description,
+        "Parameters": params.validate_output(),
+    }
+    groups = ParameterGroups(tmpl.parameter_groups_section, list(params))
+    if groups.output:
+        result["ParameterGroups"] = groups.output
+    if show_nested:
+        # Nested stacks (provider templates, groups) arrive with composition support.
+        result["NestedParameters"] = {}
+    result["Environment"] = env.user_env_as_dict()
+    return result
+
+
+def _validate_stack(
+    stack: StackDefinition,
+    params: Parameters,
+    env: Environment,
+    ignorable: set[str],
+    type_checker: TypeChecker | None,
+) -> None:
+    tmpl = stack.template
+    params.validate(validate_value=False)
+    ParameterGroups(tmpl.parameter_groups_section, list(params)).validate()
+    stack.conditions.validate()
+    resources = stack.resource_definitions
+
+    duplicates = set(params.declared_names) & set(resources)
+    if duplicates:
+        raise StackValidationFailed(f"Duplicate names {duplicates}")
+
+    section = tmpl.section_name("resources")
+    for name, defn in resources.items():
+        try:
+            entry = env.resolve_type(defn.type, name)
+            if entry.kind == "template":
+                # Heat records the provider template a type resolved to in the user's
+                # registry; validate's Environment shows it.
+                env.registry.register(entry.path, str(entry.template_name))
+            if defn.external_id is not None:
+                continue
+            # The template's own faults first: they are there whatever plugin serves the type.
+            _validate_definition(stack, defn)
+            if type_checker is not None:
+                type_checker(defn, entry)
+        except HearthError as exc:
+            if exc.error_code is not None and exc.error_code in ignorable:
+                continue
+            if isinstance(exc, StackValidationFailed):
+                if exc.path and str(exc.path[0]).split(".")[0] == section:
+                    raise
+                raise StackValidationFailed.wrap(exc, [section, name]) from None
+            raise
+    for output in stack.outputs.values():
+        base.validate(output.value, stack)
+    stack.dependency_graph()
+
+
+def _validate_definition(stack: StackDefinition, defn: ResourceDefinition) -> None:
+    for snippet in (defn.properties, defn.metadata, defn.update_policy):
+        base.validate(snippet, stack)
+    _check_parameter_references(stack, defn)
+
+
+def _check_parameter_references(stack: StackDefinition, defn: ResourceDefinition) -> None:
+    """A property that reads an undeclared parameter can never be resolved: say so now.
+
+    Heat finds this only when the stack is created ("Property error: ..."); the same error is
+    reported here, at the same path, before anything exists.
+    """
+    for fn in base.walk([defn.properties, defn.metadata]):
+        if not isinstance(fn, GetParam):
+            continue
+        name = fn.args[0] if isinstance(fn.args, list) and fn.args else fn.args
+        if isinstance(name, str) and not stack.has_parameter(name):
+            where = fn.path.rsplit(".", 1)[0]
+            raise StackValidationFailed(
+                str(UserParameterMissing(name)), [where], error="Property error"
+            )
