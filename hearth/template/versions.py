@@ -53,15 +53,14 @@ class TemplateVersion:
     @cached_property
     def functions(self) -> Mapping[str, FunctionClass]:
 
-        # DEV-LENIENT: skip keys not implemented yet (removed before commit)
-        from hearth.template.functions import all_implementations
-        impl = all_implementations()
-        return {name: impl[key] for name, key in self.function_keys.items() if key in impl}
+        from hearth.template.functions import implementation
+
+        return {name: implementation(key) for name, key in self.function_keys.items()}
 
     @cached_property
     def condition_functions(self) -> Mapping[str, FunctionClass]:
         """The functions valid inside conditions; other names fail as Heat makes them fail."""
-        from hearth.template.functions import all_implementations
+        from hearth.template.functions import implementation
 
         if self.condition_function_keys is None:
             return {}
@@ -69,8 +68,7 @@ class TemplateVersion:
         for name, key in self.function_keys.items():
             keys[name] = REMOVED if key == REMOVED else INVALID_IN_CONDITION
         keys.update(self.condition_function_keys)
-        impl = all_implementations()
-        return {name: impl[key] for name, key in keys.items() if key in impl}
+        return {name: implementation(key) for name, key in keys.items()}
 
 
 # --- HOT ------------------------------------------------------------------------------------

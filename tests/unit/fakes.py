@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hearth.common.errors import UserParameterMissing
-from hearth.template.context import Limits
+from hearth.common.errors import StackValidationFailed, UserParameterMissing
+from hearth.template.context import Limits, ResolveContext
 from hearth.template.functions import base
+from hearth.template.functions.base import ELIDED, Function, FunctionClass
 from hearth.template.versions import TemplateVersion, find_version
 
 
@@ -139,3 +140,46 @@ def evaluate(
 
 def params_of(values: Mapping[str, Any]) -> FakeContext:
     return FakeContext(params=dict(values))
+
+
+# --- running snippets stage by stage, with a function that elides itself ---------------
+
+
+class _Elided(Function):
+    """Test stand-in for a two-argument ``if`` whose condition is false: it elides itself."""
+
+    def result(self, ctx: ResolveContext) -> Any:
+        return ELIDED
+
+
+class _ElidingScope(FakeScope):
+    """A FakeScope that also knows the ``elided`` test function."""
+
+    def parse(self, snippet: Any, path: str) -> Any:
+        functions: dict[str, FunctionClass] = {**self.version.functions, "elided": _Elided}
+        return base.parse(snippet, path, self, functions)
+
+
+def run_stages(
+    snippet: Any, version: str = "2021-04-16", ctx: FakeContext | None = None
+) -> tuple[str, Any]:
+    """Parse, validate and resolve ``snippet``: ("ok", value) or (failing stage, message)."""
+    ctx = ctx or FakeContext()
+    scope = _ElidingScope(version_name=f"heat_template_version.{version}", ctx=ctx)
+    try:
+        parsed = scope.parse(snippet, "test")
+    except StackValidationFailed as exc:
+        return "parse", str(exc)
+    try:
+        base.validate(parsed, scope)
+    except StackValidationFailed as exc:
+        return "validate", str(exc)
+    try:
+        return "ok", base.resolve(parsed, ctx)
+    except (TypeError, ValueError) as exc:
+        return "resolve", str(exc)
+
+
+def ids_of_cases(cases: list[tuple[Any, ...]]) -> Iterator[str]:
+    for snippet, version, stage, _ in cases:
+        yield f"{next(iter(snippet))}-{version}-{stage}"

@@ -166,8 +166,8 @@ resources: {x: {type: OS::Heat::None}}
         ("heat_template_version: 2021-04-16\nfoo: {}\n", "The template section is invalid: foo"),
         (
             "heat_template_version: 2021-04-16\nresources:\n  r: {type: OS::Heat::None, "
-            "properties: {p: {str_split: 1}}}\n",
-            "resources.r.properties.p.str_split",
+            "properties: {p: {get_attr: 5}}}\n",
+            'resources.r.properties.p.get_attr: Argument to "get_attr" must be a list',
         ),
         (
             "heat_template_version: 2015-10-15\noutputs:\n  o: {value: {Fn::Base64: x}}\n",

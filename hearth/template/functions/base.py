@@ -8,7 +8,7 @@ files and, through the engine, its resources) gives plain data again.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from hearth.common.errors import HearthError, StackValidationFailed
@@ -210,15 +210,6 @@ def is_function(value: Any) -> bool:
     return isinstance(value, Function)
 
 
-def resolve_arg(value: Any, ctx: ResolveContext) -> Any:
-    """Resolve an argument that may be a function or data containing functions."""
-    return resolve(value, ctx)
-
-
-Check = Callable[[Any], None]
-
-
-def ensure_list(value: Any, what: str) -> Sequence[Any]:
-    if not isinstance(value, list):
-        raise TypeError(what)
-    return value
+def is_list_like(value: Any) -> bool:
+    """A sequence that is not a string (what Heat accepts where it wants a list)."""
+    return isinstance(value, Sequence) and not isinstance(value, str)

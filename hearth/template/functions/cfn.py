@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hearth.template.functions.base import Function, FunctionClass, resolve
+from hearth.template.functions.strings import scalar_replacement
 
 if TYPE_CHECKING:
     from hearth.template.context import ParseScope, ResolveContext
@@ -114,17 +115,9 @@ class Replace(Function):
         for placeholder in placeholders:
             if not isinstance(placeholder, str):
                 raise TypeError(f'"{self.name}" param placeholders must be strings')
-            values.append(self._replacement(params[placeholder], placeholder))
+            values.append(scalar_replacement(self.name, params[placeholder], placeholder))
         return _substitute(template, placeholders, values)
 
-    def _replacement(self, value: Any, placeholder: str) -> str:
-        if value is None:
-            return ""
-        if not isinstance(value, str | int | float | bool):
-            raise TypeError(
-                f'"{self.name}" params must be strings or numbers, param {placeholder} is not valid'
-            )
-        return str(value)
 
 
 def _substitute(template: str, placeholders: list[str], values: list[str]) -> str:
