@@ -161,7 +161,27 @@ class Constraint(ABC):
         return f"{type(self).__name__}({self.to_dict()!r})"
 
 
-class Range(Constraint):
+class _Bounded(Constraint):
+    """A constraint with an optional ``min`` and ``max`` on some measure of the value."""
+
+    # What the bounds measure, as the summary names it.
+    measure = "value"
+    min: Any
+    max: Any
+
+    def _summary(self) -> str:
+        what = f"The {self.measure} must"
+        if self.max is None:
+            return f"{what} be at least {self.min}."
+        if self.min is None:
+            return f"{what} be no greater than {self.max}."
+        return f"{what} be in the range {self.min} to {self.max}."
+
+    def definition(self) -> dict[str, Any]:
+        return {k: v for k, v in (("min", self.min), ("max", self.max)) if v is not None}
+
+
+class Range(_Bounded):
     key = "range"
     heat_name = "Range"
     valid_types = frozenset({DataType.INTEGER, DataType.NUMBER})
@@ -186,24 +206,11 @@ class Range(Constraint):
             return None
         return f"{value} is out of range (min: {self.min}, max: {self.max})"
 
-    def _summary(self) -> str:
-        if self.max is None:
-            return f"The value must be at least {self.min}."
-        if self.min is None:
-            return f"The value must be no greater than {self.max}."
-        return f"The value must be in the range {self.min} to {self.max}."
-
-    def definition(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if self.min is not None:
-            out["min"] = self.min
-        if self.max is not None:
-            out["max"] = self.max
-        return out
 
 
-class Length(Constraint):
+class Length(_Bounded):
     key = "length"
+    measure = "length"
     heat_name = "Length"
     valid_types = frozenset({DataType.STRING, DataType.LIST, DataType.MAP})
 
@@ -228,20 +235,6 @@ class Length(Constraint):
             return None
         return f"length ({size}) is out of range (min: {self.min}, max: {self.max})"
 
-    def _summary(self) -> str:
-        if self.max is None:
-            return f"The length must be at least {self.min}."
-        if self.min is None:
-            return f"The length must be no greater than {self.max}."
-        return f"The length must be in the range {self.min} to {self.max}."
-
-    def definition(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if self.min is not None:
-            out["min"] = self.min
-        if self.max is not None:
-            out["max"] = self.max
-        return out
 
 
 class Modulo(Constraint):
