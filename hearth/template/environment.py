@@ -20,7 +20,6 @@ the ``Environment`` section of validate output.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -29,6 +28,11 @@ from hearth.common.errors import (
     ResourceTypeNotFound,
     StackValidationFailed,
     TemplateParseError,
+)
+from hearth.template.loader import (
+    ENVIRONMENT_SECTIONS,
+    check_environment_sections,
+    load_environment_text,
 )
 from hearth.template.registry import (
     HOOK_TYPES,
@@ -69,14 +73,7 @@ EVENT_SINKS = "event_sinks"
 PARAMETER_MERGE_STRATEGIES = "parameter_merge_strategies"
 
 # The top-level sections an environment document may have, in Heat's order.
-SECTIONS: tuple[str, ...] = (
-    PARAMETERS,
-    RESOURCE_REGISTRY,
-    PARAMETER_DEFAULTS,
-    ENCRYPTED_PARAM_NAMES,
-    EVENT_SINKS,
-    PARAMETER_MERGE_STRATEGIES,
-)
+SECTIONS: tuple[str, ...] = ENVIRONMENT_SECTIONS
 
 # Event sink types known out of the box.
 DEFAULT_EVENT_SINK_TYPES: frozenset[str] = frozenset({"zaqar-queue"})
@@ -97,12 +94,7 @@ def validate_environment(env: Any) -> dict[str, Any]:
     """
     if not isinstance(env, Mapping):
         raise InvalidEnvironment(_NOT_A_MAPPING)
-    for section, value in env.items():
-        if section not in SECTIONS:
-            raise InvalidEnvironment(f'environment has wrong section "{section}"')
-        if value is None:
-            raise InvalidEnvironment(f'environment has empty section "{section}"')
-    return dict(env)
+    return check_environment_sections(env)
 
 
 def parse_environment(
@@ -117,8 +109,7 @@ def parse_environment(
     if text is None:
         return {}
     if load is None:
-        loader = importlib.import_module("hearth.template.loader")
-        load = loader.load_environment_text
+        load = load_environment_text
     try:
         data = load(text)
     except (InvalidEnvironment, StackValidationFailed):

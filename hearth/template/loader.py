@@ -31,6 +31,7 @@ from hearth.common.errors import (
     TemplateParseError,
 )
 from hearth.template.context import Limits
+from hearth.template.versions import VERSION_KEYS
 
 __all__ = [
     "ENVIRONMENT_SECTIONS",
@@ -53,11 +54,7 @@ ENVIRONMENT_SECTIONS = (
 )
 
 # A template text must carry one of these keys at its top level.
-TEMPLATE_VERSION_KEYS = (
-    "HeatTemplateFormatVersion",
-    "heat_template_version",
-    "AWSTemplateFormatVersion",
-)
+TEMPLATE_VERSION_KEYS = VERSION_KEYS
 
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _ROOT_STACK = "[root stack]"

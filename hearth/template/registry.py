@@ -47,14 +47,17 @@ def deep_copy(value: Any) -> Any:
 # --- hooks and restricted actions ----------------------------------------------------------------
 
 
-def _check_hooks(value: Any) -> None:
+def _all_in(value: Any, allowed: tuple[str, ...]) -> bool:
+    """A single name or a list of names, every one of them allowed."""
     if isinstance(value, str):
-        ok = value in HOOK_TYPES
-    elif isinstance(value, Sequence):
-        ok = all(isinstance(h, str) and h in HOOK_TYPES for h in value)
-    else:
-        ok = False
-    if not ok:
+        return value in allowed
+    if isinstance(value, Sequence):
+        return all(isinstance(v, str) and v in allowed for v in value)
+    return False
+
+
+def _check_hooks(value: Any) -> None:
+    if not _all_in(value, HOOK_TYPES):
         raise InvalidBreakPointHook(
             f'Invalid hook type "{value}" for resource breakpoint, acceptable hook types '
             f"are: {HOOK_TYPES}"
@@ -62,13 +65,7 @@ def _check_hooks(value: Any) -> None:
 
 
 def _check_restricted_actions(value: Any) -> None:
-    if isinstance(value, str):
-        ok = value in RESTRICTED_ACTIONS
-    elif isinstance(value, Sequence):
-        ok = all(isinstance(a, str) and a in RESTRICTED_ACTIONS for a in value)
-    else:
-        ok = False
-    if not ok:
+    if not _all_in(value, RESTRICTED_ACTIONS):
         raise InvalidRestrictedAction(
             f'Invalid restricted_action type "{value}" for resource, acceptable '
             f"restricted_action types are: {RESTRICTED_ACTIONS}"

@@ -388,10 +388,15 @@ def check_acyclic(graph: Mapping[str, set[str]]) -> None:
                 stack.append((child, iter(sorted(graph[child]))))
 
 
-def validate_definitions(defn: StackDefinition) -> None:
+def validate_resource_functions(stack: StackDefinition, res: ResourceDefinition) -> None:
+    """The template-wide checks of every function in one resource definition."""
+    for snippet in (res.properties, res.metadata, res.update_policy, res.external_id):
+        base.validate(snippet, stack)
+
+
+def validate_definitions(stack: StackDefinition) -> None:
     """Template-level checks of every enabled resource and output: their functions."""
-    for res in defn.resource_definitions.values():
-        for snippet in (res.properties, res.metadata, res.update_policy, res.external_id):
-            base.validate(snippet, defn)
-    for output in defn.outputs.values():
-        base.validate(output.value, defn)
+    for res in stack.resource_definitions.values():
+        validate_resource_functions(stack, res)
+    for output in stack.outputs.values():
+        base.validate(output.value, stack)

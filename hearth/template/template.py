@@ -98,11 +98,6 @@ class Template:
         return value if value else "No description"
 
     @property
-    def raw_description(self) -> Any:
-        """The description as written (validate output shows '' when there is none)."""
-        return self.data.get(self.section_name("description"), "")
-
-    @property
     def parameters_section(self) -> Mapping[str, Any]:
         return self._section("parameters", {})  # type: ignore[no-any-return]
 

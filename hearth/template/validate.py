@@ -27,7 +27,7 @@ from hearth.template.functions.references import GetParam
 from hearth.template.loader import load_template_text
 from hearth.template.parameter_groups import ParameterGroups
 from hearth.template.parameters import Parameters, StackIdentity
-from hearth.template.stack_definition import StackDefinition
+from hearth.template.stack_definition import StackDefinition, validate_resource_functions
 from hearth.template.template import Template
 from hearth.template.versions import VERSION_KEYS
 
@@ -186,8 +186,7 @@ def _validate_stack(
 
 
 def _validate_definition(stack: StackDefinition, defn: ResourceDefinition) -> None:
-    for snippet in (defn.properties, defn.metadata, defn.update_policy):
-        base.validate(snippet, stack)
+    validate_resource_functions(stack, defn)
     _check_parameter_references(stack, defn)
 
 

@@ -303,14 +303,16 @@ class FindInMap(Function):
 class Removed(Function):
     """A name this HOT version no longer supports; any use fails validation."""
 
-    def validate(self, scope: ParseScope) -> None:
-        raise InvalidTemplateVersion(
+    def _unsupported(self) -> InvalidTemplateVersion:
+        return InvalidTemplateVersion(
             f"The function {self.name} is not supported in this version of HOT."
         )
 
+    def validate(self, scope: ParseScope) -> None:
+        raise self._unsupported()
+
     def result(self, ctx: ResolveContext) -> Any:
-        self.validate(None)  # type: ignore[arg-type]
-        return None
+        raise self._unsupported()
 
 
 class InvalidInContext(Function):
