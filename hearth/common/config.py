@@ -1,0 +1,230 @@
+"""Hearth's configuration options, defined once with oslo.config.
+
+Every option lives here, so that the sample config (``oslo-config-generator`` through
+``list_opts``) and the code read the same definitions. Values come from a config file, then from
+environment variables named ``OS_<GROUP>__<OPTION>`` (oslo.config's environment source), then
+from the defaults below, which are Heat's where Heat has the same option.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from oslo_config import cfg
+
+DEFAULT_OPTS: list[cfg.Opt] = [
+    cfg.StrOpt(
+        "host",
+        default=socket.gethostname(),
+        sample_default="<hostname>",
+        help="Name of this engine host, as shown by the services list.",
+    ),
+    cfg.StrOpt(
+        "data_dir",
+        help="Directory for Hearth's own files (the SQLite database when no "
+        "[database] connection is set). Default: $XDG_DATA_HOME/hearth or "
+        "~/.local/share/hearth.",
+    ),
+    cfg.IntOpt(
+        "max_resources_per_stack",
+        default=1000,
+        min=-1,
+        help="Maximum resources in one stack, nested stacks included; -1 means unlimited.",
+    ),
+    cfg.IntOpt(
+        "max_stacks_per_tenant",
+        default=512,
+        help="Maximum top-level stacks a project may own (admins are exempt).",
+    ),
+    cfg.IntOpt("max_template_size", default=524288, help="Maximum raw template size in bytes."),
+    cfg.IntOpt(
+        "max_json_body_size", default=1048576, help="Maximum API request body size in bytes."
+    ),
+    cfg.IntOpt("max_nested_stack_depth", default=5, help="Maximum depth of nested stacks."),
+    cfg.IntOpt(
+        "stack_action_timeout",
+        default=3600,
+        help="Seconds a stack action may take when the stack sets no timeout.",
+    ),
+    cfg.IntOpt(
+        "action_retry_limit",
+        default=5,
+        min=0,
+        help="Times a resource create or delete is retried after a retryable failure.",
+    ),
+    cfg.IntOpt(
+        "error_wait_time",
+        default=240,
+        min=0,
+        help="Seconds resource actions already running may go on after another one failed.",
+    ),
+    cfg.IntOpt("max_events_per_stack", default=1000, help="Events kept per stack (0: all)."),
+    cfg.IntOpt(
+        "event_purge_batch_size", default=200, min=1, help="Events deleted at once when pruning."
+    ),
+    cfg.IntOpt("max_snapshots_per_stack", default=32, help="Maximum snapshots of one stack."),
+    cfg.IntOpt(
+        "max_software_configs_per_tenant", default=4096, help="Software configs per project."
+    ),
+    cfg.IntOpt(
+        "max_software_deployments_per_tenant",
+        default=4096,
+        help="Software deployments per project.",
+    ),
+    cfg.BoolOpt("enable_stack_abandon", default=False, help="Allow abandoning stacks."),
+    cfg.BoolOpt("enable_stack_adopt", default=False, help="Allow adopting stacks."),
+    cfg.ListOpt(
+        "hidden_stack_tags",
+        default=[],
+        help="Stacks with any of these tags are hidden from stack lists.",
+    ),
+    cfg.BoolOpt(
+        "encrypt_parameters_and_properties",
+        default=True,
+        help="Store hidden parameters and resource properties encrypted "
+        "with auth_encryption_key.",
+    ),
+    cfg.StrOpt(
+        "auth_encryption_key",
+        secret=True,
+        help="Key that encrypts hidden parameters, resource properties and credentials "
+        "at rest (any string of at least 32 characters). Required when encryption is on.",
+    ),
+    cfg.ListOpt(
+        "plugin_dirs",
+        default=[],
+        help="Directories searched for resource plugin modules.",
+    ),
+    cfg.IntOpt(
+        "engine_worker_threads",
+        default=8,
+        min=1,
+        help="Resource actions one engine runs at the same time.",
+    ),
+    cfg.FloatOpt(
+        "heartbeat_interval",
+        default=5.0,
+        min=0.1,
+        help="Seconds between an engine's liveness reports in the service table.",
+    ),
+    cfg.IntOpt(
+        "engine_dead_after_missed_heartbeats",
+        default=3,
+        min=2,
+        help="An engine that missed this many heartbeats is dead: its stack locks are "
+        "taken over and its unfinished actions continued.",
+    ),
+]
+
+DATABASE_OPTS: list[cfg.Opt] = [
+    cfg.StrOpt(
+        "connection",
+        secret=True,
+        help="SQLAlchemy URL of the database, e.g. postgresql+psycopg://user@host/hearth "
+        "or mysql+pymysql://root@host/hearth. Default: SQLite in data_dir.",
+    ),
+]
+
+YAQL_OPTS: list[cfg.Opt] = [
+    cfg.IntOpt("limit_iterators", default=200, help="Maximum items a yaql expression may iterate."),
+    cfg.IntOpt("memory_quota", default=10000, help="Maximum size of a yaql expression's data."),
+]
+
+REVISION_OPTS: list[cfg.Opt] = [
+    cfg.StrOpt("heat_revision", default="unknown", help="Revision reported by build_info."),
+]
+
+GROUPS: dict[str, list[cfg.Opt]] = {
+    "DEFAULT": DEFAULT_OPTS,
+    "database": DATABASE_OPTS,
+    "yaql": YAQL_OPTS,
+    "revision": REVISION_OPTS,
+}
+
+
+def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
+    """The option definitions, for oslo-config-generator (entry point ``hearth``)."""
+    return [(group, list(opts)) for group, opts in GROUPS.items()]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    for group, opts in GROUPS.items():
+        conf.register_opts(opts, group=None if group == "DEFAULT" else group)
+
+
+def load_config(
+    config_files: Sequence[str | os.PathLike[str]] = (),
+    overrides: Iterable[tuple[str, str | None, object]] = (),
+) -> cfg.ConfigOpts:
+    """A fresh, parsed configuration (no global state: tests and processes get their own).
+
+    ``overrides`` are ``(option, group or None, value)`` set after parsing, e.g. from the
+    command line.
+    """
+    conf = cfg.ConfigOpts()
+    register_opts(conf)
+    files = [str(f) for f in config_files]
+    for path in files:
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"Config file not found: {path}")
+    conf(args=[], project="hearth", default_config_files=files, default_config_dirs=[])
+    for name, group, value in overrides:
+        conf.set_override(name, value, group=group)
+    return conf
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "hearth"
+
+
+def data_dir(conf: cfg.ConfigOpts) -> Path:
+    return Path(conf.data_dir) if conf.data_dir else default_data_dir()
+
+
+def database_url(conf: cfg.ConfigOpts) -> str:
+    """The configured database, or SQLite in the data directory."""
+    if conf.database.connection:
+        return str(conf.database.connection)
+    return f"sqlite:///{data_dir(conf) / 'hearth.sqlite'}"
+
+
+@dataclass(frozen=True)
+class EngineLimits:
+    """The limits the engine enforces, read once from the configuration."""
+
+    max_resources_per_stack: int = 1000
+    max_stacks_per_tenant: int = 512
+    max_template_size: int = 524288
+    max_nested_stack_depth: int = 5
+    stack_action_timeout: int = 3600
+    action_retry_limit: int = 5
+    error_wait_time: int = 240
+    max_events_per_stack: int = 1000
+    event_purge_batch_size: int = 200
+    max_snapshots_per_stack: int = 32
+    enable_stack_abandon: bool = False
+    enable_stack_adopt: bool = False
+    hidden_stack_tags: tuple[str, ...] = ()
+
+    @classmethod
+    def from_config(cls, conf: cfg.ConfigOpts) -> EngineLimits:
+        return cls(
+            max_resources_per_stack=conf.max_resources_per_stack,
+            max_stacks_per_tenant=conf.max_stacks_per_tenant,
+            max_template_size=conf.max_template_size,
+            max_nested_stack_depth=conf.max_nested_stack_depth,
+            stack_action_timeout=conf.stack_action_timeout,
+            action_retry_limit=conf.action_retry_limit,
+            error_wait_time=conf.error_wait_time,
+            max_events_per_stack=conf.max_events_per_stack,
+            event_purge_batch_size=conf.event_purge_batch_size,
+            max_snapshots_per_stack=conf.max_snapshots_per_stack,
+            enable_stack_abandon=conf.enable_stack_abandon,
+            enable_stack_adopt=conf.enable_stack_adopt,
+            hidden_stack_tags=tuple(conf.hidden_stack_tags),
+        )
