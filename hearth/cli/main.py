@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from hearth.cli import db_commands
 from hearth.cli.template_files import collect_environment_files, collect_files
 from hearth.common.errors import HearthError
 from hearth.template.context import Limits
@@ -91,7 +92,11 @@ def cmd_functions(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hearth", description="Heat-compatible orchestration")
+    parser.add_argument(
+        "--config-file", action="append", default=[], help="Hearth config file (repeatable)"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
+    db_commands.register(commands)
 
     template = commands.add_parser("template", help="work with templates locally")
     template_cmds = template.add_subparsers(dest="template_command", required=True)

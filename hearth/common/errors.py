@@ -201,3 +201,84 @@ class EntityNotFound(HearthError):
 
     def __init__(self, entity: str, name: str) -> None:
         super().__init__(f"The {entity} ({name}) could not be found.")
+
+
+class EncryptionKeyMissing(HearthError):
+    """The server cannot encrypt: ``auth_encryption_key`` is unset or too short."""
+
+    http_status = 500
+
+    def __init__(self, problem: str = "is not set") -> None:
+        super().__init__(
+            f"auth_encryption_key {problem} in [DEFAULT] of the Hearth config; it is needed to "
+            "encrypt hidden parameters and resource properties (set it, or set "
+            "encrypt_parameters_and_properties = false)"
+        )
+
+
+class DecryptionFailed(HearthError):
+    """Stored secrets do not decrypt with the configured key (it changed since they were saved)."""
+
+    http_status = 500
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(
+            "Stored encrypted data could not be decrypted with the configured "
+            "auth_encryption_key in [DEFAULT] of the Hearth config; it must be the key that was "
+            "in use when the data was saved" + (f" ({detail})" if detail else "")
+        )
+
+
+class StackExists(HearthError):
+    http_status = 409
+
+    def __init__(self, stack_name: str) -> None:
+        super().__init__(f"The Stack ({stack_name}) already exists.")
+
+
+class ActionInProgress(HearthError):
+    http_status = 409
+
+    def __init__(self, stack_name: str, action: str) -> None:
+        super().__init__(f"Stack {stack_name} already has an action ({action}) in progress.")
+
+
+class ActionNotComplete(HearthError):
+    http_status = 409
+
+    def __init__(self, stack_name: str, action: str) -> None:
+        super().__init__(
+            f"Stack {stack_name} has an action ({action}) in progress or failed state."
+        )
+
+
+class ResourceNotFound(EntityNotFound):
+    def __init__(self, resource_name: str, stack_name: str) -> None:
+        HearthError.__init__(
+            self,
+            f"The Resource ({resource_name}) could not be found in Stack {stack_name}.",
+        )
+
+
+class ResourceNotAvailable(HearthError):
+    http_status = 404
+
+    def __init__(self, resource_name: str) -> None:
+        super().__init__(f"The Resource ({resource_name}) is not available.")
+
+
+class SnapshotNotFound(EntityNotFound):
+    def __init__(self, snapshot: str, stack: str) -> None:
+        HearthError.__init__(
+            self, f"The Snapshot ({snapshot}) for Stack ({stack}) could not be found."
+        )
+
+
+class PhysicalResourceIDAmbiguity(HearthError):
+    def __init__(self, phys_id: str) -> None:
+        super().__init__(f"Multiple resources were found with the physical ID ({phys_id}).")
+
+
+class StackResourceLimitExceeded(HearthError):
+    def __init__(self) -> None:
+        super().__init__("Maximum resources per stack exceeded.")

@@ -1,0 +1,1 @@
+"""Persistence: SQLAlchemy models, sessions, encryption at rest, Alembic migrations."""

@@ -1,0 +1,107 @@
+"""The database connection: one Engine per process, short sessions on top of it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, make_url
+from sqlalchemy.engine import URL, Connection
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
+
+# Execution option asking SQLite for a deferred (read) transaction instead of BEGIN IMMEDIATE.
+_READONLY = "hearth_readonly"
+
+_SQLITE_PRAGMAS = (
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA synchronous=NORMAL",
+    "PRAGMA foreign_keys=ON",
+    "PRAGMA busy_timeout=30000",
+)
+
+
+def normalize_url(url: str | URL) -> URL:
+    """Pick Hearth's driver for each backend: psycopg 3, PyMySQL (utf8mb4), sqlite3."""
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "postgresql" and parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    elif backend in ("mysql", "mariadb"):
+        if "+" not in parsed.drivername:
+            parsed = parsed.set(drivername=f"{backend}+pymysql")
+        if "charset" not in parsed.query:
+            parsed = parsed.update_query_dict({"charset": "utf8mb4"})
+    return parsed
+
+
+def _is_memory(url: URL) -> bool:
+    database = url.database or ""
+    return database in ("", ":memory:") or "mode=memory" in database
+
+
+class Database:
+    """A database URL made usable: the Engine, its dialect and transactional sessions."""
+
+    def __init__(self, url: str | URL) -> None:
+        self.url = normalize_url(url)
+        self.engine = self._create_engine(self.url)
+        self._readonly_engine = self.engine.execution_options(**{_READONLY: True})
+        self._sessions = sessionmaker(bind=self.engine, expire_on_commit=False)
+
+    @property
+    def dialect(self) -> str:
+        """``sqlite``, ``postgresql`` or ``mysql`` (MariaDB included)."""
+        return self.engine.dialect.name if self.engine.dialect.name != "mariadb" else "mysql"
+
+    @staticmethod
+    def _create_engine(url: URL) -> Engine:
+        if url.get_backend_name() != "sqlite":
+            return create_engine(url, pool_pre_ping=True, pool_recycle=3600)
+        kwargs: dict[str, Any] = {
+            "connect_args": {"check_same_thread": False, "timeout": 30},
+        }
+        if _is_memory(url):
+            # One shared connection, else every pooled connection sees its own empty database.
+            kwargs["poolclass"] = StaticPool
+        else:
+            Path(url.database or "").expanduser().parent.mkdir(parents=True, exist_ok=True)
+            kwargs["pool_size"] = 16
+            kwargs["max_overflow"] = 16
+        engine = create_engine(url, **kwargs)
+        event.listen(engine, "connect", _sqlite_on_connect)
+        event.listen(engine, "begin", _sqlite_on_begin)
+        return engine
+
+    @contextmanager
+    def session(self, readonly: bool = False) -> Iterator[Session]:
+        """One transaction: committed when the block ends, rolled back if it raises.
+
+        On SQLite a session takes the write lock when it begins (``BEGIN IMMEDIATE``), so that
+        concurrent writers queue on ``busy_timeout`` instead of failing with "database is
+        locked" when a read turns into a write. ``readonly=True`` sessions skip that lock.
+        """
+        bind = self._readonly_engine if readonly else self.engine
+        with self._sessions(bind=bind) as session, session.begin():
+            yield session
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _sqlite_on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
+    # The sqlite3 driver's own transaction handling would emit a deferred BEGIN; we emit ours.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        for pragma in _SQLITE_PRAGMAS:
+            cursor.execute(pragma)
+    finally:
+        cursor.close()
+
+
+def _sqlite_on_begin(conn: Connection) -> None:
+    readonly = conn.get_execution_options().get(_READONLY, False)
+    conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")

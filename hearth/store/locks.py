@@ -1,0 +1,123 @@
+"""Stack locks and engine liveness records (the service table)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from hearth.store.models import Service, StackLock
+from hearth.store.types import utcnow
+
+
+def try_insert(session: Session, stack_id: str, engine_id: str) -> bool:
+    """Take a free lock; False when a row exists already."""
+    try:
+        with session.begin_nested():
+            session.add(StackLock(stack_id=stack_id, engine_id=engine_id))
+            session.flush()
+    except IntegrityError:
+        return False
+    return True
+
+
+def holder(session: Session, stack_id: str) -> str | None:
+    row = session.get(StackLock, stack_id, populate_existing=True)
+    return row.engine_id if row is not None else None
+
+
+def steal(session: Session, stack_id: str, old_engine: str | None, new_engine: str) -> bool:
+    """Take over a lock from a dead engine; False when someone else changed it first."""
+    result = session.execute(
+        update(StackLock)
+        .where(StackLock.stack_id == stack_id, StackLock.engine_id == old_engine)
+        .values(engine_id=new_engine, message=None)
+    )
+    return bool(getattr(result, "rowcount", 0))
+
+
+def release(session: Session, stack_id: str, engine_id: str) -> bool:
+    result = session.execute(
+        delete(StackLock).where(StackLock.stack_id == stack_id, StackLock.engine_id == engine_id)
+    )
+    return bool(getattr(result, "rowcount", 0))
+
+
+def post_message(session: Session, stack_id: str, message: str) -> bool:
+    result = session.execute(
+        update(StackLock).where(StackLock.stack_id == stack_id).values(message=message)
+    )
+    return bool(getattr(result, "rowcount", 0))
+
+
+def take_message(session: Session, stack_id: str, engine_id: str) -> str | None:
+    row = session.get(StackLock, stack_id, populate_existing=True)
+    if row is None or row.engine_id != engine_id or not row.message:
+        return None
+    message = row.message
+    row.message = None
+    return message
+
+
+def locks_of_engines(session: Session, engine_ids: list[str]) -> list[StackLock]:
+    return list(session.scalars(select(StackLock).where(StackLock.engine_id.in_(engine_ids))))
+
+
+# --- services ------------------------------------------------------------------------------
+
+
+def register_service(
+    session: Session, engine_id: str, host: str, hostname: str, report_interval: int
+) -> None:
+    session.add(
+        Service(
+            engine_id=engine_id,
+            host=host,
+            hostname=hostname,
+            binary="hearth-engine",
+            topic="engine",
+            report_interval=report_interval,
+            updated_at=utcnow(),
+        )
+    )
+
+
+def heartbeat(session: Session, engine_id: str) -> None:
+    session.execute(
+        update(Service)
+        .where(Service.engine_id == engine_id, Service.deleted_at.is_(None))
+        .values(updated_at=utcnow())
+    )
+
+
+def unregister_service(session: Session, engine_id: str) -> None:
+    session.execute(delete(Service).where(Service.engine_id == engine_id))
+
+
+def services(session: Session) -> list[Service]:
+    stmt = select(Service).where(Service.deleted_at.is_(None)).order_by(Service.created_at)
+    return list(session.scalars(stmt))
+
+
+def last_seen(session: Session, engine_id: str) -> datetime | None:
+    row = session.scalars(select(Service).where(Service.engine_id == engine_id)).first()
+    if row is None:
+        return None
+    return row.updated_at or row.created_at
+
+
+def is_alive(session: Session, engine_id: str, dead_after: timedelta) -> bool:
+    seen = last_seen(session, engine_id)
+    return seen is not None and utcnow() - seen < dead_after
+
+
+def dead_engines(session: Session, dead_after: timedelta) -> list[str]:
+    cutoff = utcnow() - dead_after
+    out = []
+    for row in services(session):
+        seen = row.updated_at or row.created_at
+        if seen < cutoff:
+            out.append(row.engine_id)
+    return out

@@ -1,0 +1,1 @@
+"""Alembic environment and revisions of Hearth's schema (run through ``hearth.store.migrate``)."""

@@ -1,0 +1,294 @@
+"""Stacks and the templates they are made from: rows in, rows out.
+
+Hidden parameter values are stored encrypted (their names listed in the environment's
+``encrypted_param_names``) when an ``Encryptor`` is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import and_, delete, func, not_, or_, select, update
+from sqlalchemy.orm import Session
+
+from hearth.store.crypto import Encryptor
+from hearth.store.models import RawTemplate, RawTemplateFiles, Stack, StackTag
+from hearth.store.types import utcnow
+
+ENCRYPTED_PARAM_NAMES = "encrypted_param_names"
+
+
+def store_template(
+    session: Session,
+    template: Mapping[str, Any],
+    files: Mapping[str, str],
+    environment: Mapping[str, Any],
+    hidden_params: Iterable[str] = (),
+    encryptor: Encryptor | None = None,
+) -> int:
+    env = dict(environment)
+    if encryptor is not None:
+        params = dict(env.get("parameters") or {})
+        hidden = [name for name in hidden_params if name in params]
+        for name in hidden:
+            params[name] = encryptor.encrypt(params[name])
+        env["parameters"] = params
+        env[ENCRYPTED_PARAM_NAMES] = hidden
+    files_row = RawTemplateFiles(files=dict(files))
+    session.add(files_row)
+    session.flush()
+    row = RawTemplate(template=dict(template), files_id=files_row.id, environment=env)
+    session.add(row)
+    session.flush()
+    return row.id
+
+
+def load_template(
+    session: Session, template_id: int, encryptor: Encryptor | None = None
+) -> tuple[dict[str, Any], dict[str, str], dict[str, Any]]:
+    """(template, files, environment) with hidden parameters decrypted."""
+    row = session.get(RawTemplate, template_id)
+    if row is None:
+        raise LookupError(f"raw template {template_id} not found")
+    files: dict[str, str] = {}
+    if row.files_id is not None:
+        files_row = session.get(RawTemplateFiles, row.files_id)
+        files = dict(files_row.files or {}) if files_row is not None else {}
+    env = dict(row.environment or {})
+    encrypted = env.get(ENCRYPTED_PARAM_NAMES) or []
+    if encrypted and encryptor is not None:
+        params = dict(env.get("parameters") or {})
+        for name in encrypted:
+            if name in params and isinstance(params[name], str):
+                params[name] = encryptor.decrypt(params[name])
+        env["parameters"] = params
+    env[ENCRYPTED_PARAM_NAMES] = []
+    return dict(row.template or {}), files, env
+
+
+def delete_template(session: Session, template_id: int | None) -> None:
+    if template_id is None:
+        return
+    row = session.get(RawTemplate, template_id)
+    if row is None:
+        return
+    files_id = row.files_id
+    session.delete(row)
+    session.flush()
+    if files_id is not None:
+        session.execute(delete(RawTemplateFiles).where(RawTemplateFiles.id == files_id))
+
+
+def create_stack(session: Session, tags: Sequence[str] = (), **fields: Any) -> Stack:
+    row = Stack(**fields)
+    row.tags = [StackTag(tag=t) for t in tags]
+    session.add(row)
+    session.flush()
+    if row.root_stack_id is None:
+        row.root_stack_id = row.id
+    return row
+
+
+def get_stack(session: Session, stack_id: str, *, show_deleted: bool = True) -> Stack | None:
+    row = session.get(Stack, stack_id)
+    if row is None or (row.deleted_at is not None and not show_deleted):
+        return None
+    return row
+
+
+def find_stack(
+    session: Session,
+    tenant: str | None,
+    name_or_id: str,
+    *,
+    show_deleted: bool = False,
+) -> Stack | None:
+    """A stack by id, then by name, within a project (None: any project). Backups excluded."""
+    conds: list[Any] = [Stack.backup.is_(False)]
+    if tenant is not None:
+        conds.append(Stack.tenant == tenant)
+    if not show_deleted:
+        conds.append(Stack.deleted_at.is_(None))
+    row = session.scalars(select(Stack).where(Stack.id == name_or_id, *conds)).first()
+    if row is not None:
+        return row
+    stmt = (
+        select(Stack)
+        .where(Stack.name == name_or_id, *conds)
+        .order_by(Stack.deleted_at.is_not(None), Stack.created_at.desc())
+    )
+    return session.scalars(stmt).first()
+
+
+def name_taken(session: Session, tenant: str, name: str) -> bool:
+    stmt = select(Stack.id).where(
+        Stack.tenant == tenant,
+        Stack.name == name,
+        Stack.deleted_at.is_(None),
+        Stack.backup.is_(False),
+        Stack.owner_id.is_(None),
+    )
+    return session.scalars(stmt).first() is not None
+
+
+def count_top_level(session: Session, tenant: str, hidden_tags: Sequence[str] = ()) -> int:
+    stmt = select(func.count(Stack.id)).where(
+        Stack.tenant == tenant,
+        Stack.deleted_at.is_(None),
+        Stack.owner_id.is_(None),
+        Stack.backup.is_(False),
+    )
+    if hidden_tags:
+        stmt = stmt.where(not_(Stack.tags.any(StackTag.tag.in_(hidden_tags))))
+    return int(session.scalar(stmt) or 0)
+
+
+def set_state(
+    session: Session,
+    stack_id: str,
+    action: str,
+    status: str,
+    reason: str,
+    **fields: Any,
+) -> None:
+    session.execute(
+        update(Stack)
+        .where(Stack.id == stack_id)
+        .values(action=action, status=status, status_reason=reason, **fields)
+    )
+
+
+def set_fields(session: Session, stack_id: str, **fields: Any) -> None:
+    session.execute(update(Stack).where(Stack.id == stack_id).values(**fields))
+
+
+def set_tags(session: Session, stack: Stack, tags: Sequence[str]) -> None:
+    stack.tags = [StackTag(tag=t) for t in tags]
+
+
+def soft_delete(session: Session, stack_id: str) -> None:
+    session.execute(update(Stack).where(Stack.id == stack_id).values(deleted_at=utcnow()))
+
+
+def in_progress_stacks(session: Session) -> list[Stack]:
+    stmt = select(Stack).where(Stack.status == "IN_PROGRESS", Stack.deleted_at.is_(None))
+    return list(session.scalars(stmt))
+
+
+SORT_KEYS = {
+    "stack_name": Stack.name,
+    "stack_status": Stack.status,
+    "creation_time": Stack.created_at,
+    "updated_time": Stack.updated_at,
+    "created_at": Stack.created_at,
+    "updated_at": Stack.updated_at,
+    "name": Stack.name,
+    "status": Stack.status,
+}
+
+FILTER_COLUMNS = {
+    "id": Stack.id,
+    "name": Stack.name,
+    "stack_name": Stack.name,
+    "status": Stack.status,
+    "stack_status": Stack.status,
+    "action": Stack.action,
+    "stack_action": Stack.action,
+    "tenant": Stack.tenant,
+    "username": Stack.username,
+    "stack_owner": Stack.username,
+    "owner_id": Stack.owner_id,
+    "parent": Stack.owner_id,
+    "stack_status_reason": Stack.status_reason,
+    "disable_rollback": Stack.disable_rollback,
+    "timeout_mins": Stack.timeout,
+    "stack_user_project_id": Stack.stack_user_project_id,
+}
+
+
+def _tag_filters(
+    tags: Sequence[str] | None,
+    tags_any: Sequence[str] | None,
+    not_tags: Sequence[str] | None,
+    not_tags_any: Sequence[str] | None,
+) -> list[Any]:
+    conds: list[Any] = []
+    if tags:
+        conds.extend(Stack.tags.any(StackTag.tag == t) for t in tags)
+    if tags_any:
+        conds.append(Stack.tags.any(StackTag.tag.in_(tags_any)))
+    if not_tags:
+        conds.append(not_(and_(*(Stack.tags.any(StackTag.tag == t) for t in not_tags))))
+    if not_tags_any:
+        conds.append(not_(Stack.tags.any(StackTag.tag.in_(not_tags_any))))
+    return conds
+
+
+def list_stacks(
+    session: Session,
+    tenant: str | None,
+    *,
+    filters: Mapping[str, Sequence[Any]] | None = None,
+    limit: int | None = None,
+    marker: str | None = None,
+    sort_keys: Sequence[str] = (),
+    sort_dir: str = "desc",
+    show_deleted: bool = False,
+    show_nested: bool = False,
+    hidden_tags: Sequence[str] = (),
+    tags: Sequence[str] | None = None,
+    tags_any: Sequence[str] | None = None,
+    not_tags: Sequence[str] | None = None,
+    not_tags_any: Sequence[str] | None = None,
+    count_only: bool = False,
+) -> list[Stack] | int:
+    """Stacks of a project (None: all projects) with Heat's filters, sorting and paging."""
+    conds: list[Any] = [Stack.backup.is_(False)]
+    if tenant is not None:
+        conds.append(Stack.tenant == tenant)
+    if not show_deleted:
+        conds.append(Stack.deleted_at.is_(None))
+    if not show_nested:
+        conds.append(Stack.owner_id.is_(None))
+    if hidden_tags:
+        conds.append(not_(Stack.tags.any(StackTag.tag.in_(hidden_tags))))
+    for key, values in (filters or {}).items():
+        column = FILTER_COLUMNS[key]
+        conds.append(or_(*(column == v for v in values)))
+    conds.extend(_tag_filters(tags, tags_any, not_tags, not_tags_any))
+    if count_only:
+        return int(session.scalar(select(func.count(Stack.id)).where(*conds)) or 0)
+    columns = [SORT_KEYS[k] for k in sort_keys] or [Stack.created_at]
+    descending = sort_dir != "asc"
+    order: list[Any] = [c.desc() if descending else c.asc() for c in columns]
+    order.append(Stack.id.desc() if descending else Stack.id.asc())
+    stmt = select(Stack).where(*conds)
+    if marker is not None:
+        marker_row = session.get(Stack, marker)
+        if marker_row is not None:
+            stmt = stmt.where(_after_marker(marker_row, columns, descending))
+    stmt = stmt.order_by(*order)
+    if limit is not None:
+        stmt = stmt.limit(limit)
+    return list(session.scalars(stmt))
+
+
+def _after_marker(marker: Stack, columns: Sequence[Any], descending: bool) -> Any:
+    """Rows strictly after ``marker`` in the (columns..., id) order."""
+    keys = [*columns, Stack.id]
+    values = [getattr(marker, c.key) for c in columns] + [marker.id]
+    clauses = []
+    for i, column in enumerate(keys):
+        equal = [keys[j] == values[j] for j in range(i)]
+        value = values[i]
+        if value is None:
+            continue
+        beyond = column < value if descending else column > value
+        clauses.append(and_(*equal, beyond))
+    return or_(*clauses) if clauses else Stack.id != marker.id
+
+
+def children(session: Session, stack_id: str) -> list[Stack]:
+    stmt = select(Stack).where(Stack.owner_id == stack_id, Stack.deleted_at.is_(None))
+    return list(session.scalars(stmt))
