@@ -40,10 +40,11 @@ def _read(path: str) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from hearth.resources.catalog import check_resource_type, global_environment
+    from hearth.resources.registry import PluginRegistry
     from hearth.template.validate import validate_template
 
     limits = Limits()
+    plugins = PluginRegistry.load()
     template_text = _read(args.template)
     template = load_template_text(template_text, limits)
     base_dir = Path(args.template).resolve().parent if args.template != "-" else Path.cwd()
@@ -67,8 +68,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if args.ignore_errors
         else None,
         show_nested=args.show_nested,
-        global_env=global_environment(),
-        type_checker=check_resource_type,
+        global_env=plugins.global_environment(),
+        type_checker=plugins.type_checker,
     )
     _print(result, args.format)
     return 0

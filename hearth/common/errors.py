@@ -282,3 +282,16 @@ class PhysicalResourceIDAmbiguity(HearthError):
 class StackResourceLimitExceeded(HearthError):
     def __init__(self) -> None:
         super().__init__("Maximum resources per stack exceeded.")
+
+
+class NotFound(HearthError):
+    """Heat's generic NotFound (404), e.g. an unknown output key or snapshot id."""
+
+    http_status = 404
+
+
+class InvalidTenant(HearthError):
+    http_status = 403
+
+    def __init__(self, target: str, actual: str) -> None:
+        super().__init__(f"Searching Tenant {target} from Tenant {actual} forbidden.")

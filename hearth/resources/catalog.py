@@ -1,8 +1,8 @@
 """The resource types real Heat 27 registers, and the service each one needs.
 
-Hearth's own plugins arrive type by type; until a type has one, validation reports it the way
-Heat reports a type whose service is missing (ResourceTypeUnavailable, HEAT-E99001), so that
-``ignore_errors=99001`` checks the rest of the template exactly as it does against Heat.
+Hearth's own plugins arrive type by type; until a type has one, the plugin registry reports it
+the way Heat reports a type whose service is missing (ResourceTypeUnavailable, HEAT-E99001), so
+that ``ignore_errors=99001`` checks the rest of the template exactly as it does against Heat.
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from hearth.common.errors import ResourceTypeUnavailable
-from hearth.template.definitions import ResourceDefinition
-from hearth.template.environment import Environment, RegistryEntry, make_global_environment
+from hearth.template.environment import Environment, make_global_environment
 
 HEAT_RESOURCE_TYPES: dict[str, str] = {
     "AWS::AutoScaling::AutoScalingGroup": "heat",
@@ -254,9 +253,3 @@ def global_environment() -> Environment:
     return make_global_environment(
         {name: name for name in HEAT_RESOURCE_TYPES}, [DEFAULT_GLOBAL_ENVIRONMENT]
     )
-
-
-def check_resource_type(defn: ResourceDefinition, entry: RegistryEntry) -> None:
-    """Type checker for validation: provider templates pass, plugin types have no plugin yet."""
-    if entry.kind == "plugin":
-        check_type_available(str(entry.name))

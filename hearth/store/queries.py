@@ -11,7 +11,14 @@ from typing import Any
 from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import Session
 
-from hearth.store.models import Event, Resource, ResourceSnapshot, Snapshot, Stack
+from hearth.store.models import (
+    Event,
+    RawTemplate,
+    Resource,
+    ResourceSnapshot,
+    Snapshot,
+    Stack,
+)
 
 
 def _visible_to(project: str) -> Any:
@@ -107,7 +114,7 @@ def resources_by_physical_id(
     )
     if not is_admin:
         stmt = stmt.where(_visible_to(project))
-    return [(res, stack) for res, stack in session.execute(stmt).tuples()]
+    return [(res, stack) for res, stack in session.execute(stmt)]
 
 
 # --- events ----------------------------------------------------------------------------------
@@ -217,3 +224,9 @@ def resource_snapshots(
     for row in session.scalars(stmt):
         out.setdefault(row.snapshot_id, {})[row.resource_name or ""] = row.data
     return out
+
+
+def template_data(session: Session, template_id: int) -> dict[str, Any] | None:
+    """A stored template document alone (no files, no environment)."""
+    row = session.get(RawTemplate, template_id)
+    return None if row is None else dict(row.template or {})

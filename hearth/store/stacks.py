@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import and_, delete, func, not_, or_, select, update
+from sqlalchemy import and_, delete, false, func, not_, or_, select, update
 from sqlalchemy.orm import Session
 
 from hearth.store.crypto import Encryptor
@@ -233,7 +233,7 @@ def list_stacks(
     limit: int | None = None,
     marker: str | None = None,
     sort_keys: Sequence[str] = (),
-    sort_dir: str = "desc",
+    sort_dir: str | None = None,
     show_deleted: bool = False,
     show_nested: bool = False,
     hidden_tags: Sequence[str] = (),
@@ -255,12 +255,15 @@ def list_stacks(
         conds.append(not_(Stack.tags.any(StackTag.tag.in_(hidden_tags))))
     for key, values in (filters or {}).items():
         column = FILTER_COLUMNS[key]
-        conds.append(or_(*(column == v for v in values)))
+        # An empty list of accepted values matches nothing.
+        conds.append(or_(*(column == v for v in values)) if values else false())
     conds.extend(_tag_filters(tags, tags_any, not_tags, not_tags_any))
     if count_only:
         return int(session.scalar(select(func.count(Stack.id)).where(*conds)) or 0)
-    columns = [SORT_KEYS[k] for k in sort_keys] or [Stack.created_at]
-    descending = sort_dir != "asc"
+    columns = [SORT_KEYS[k] for k in sort_keys if k in SORT_KEYS]
+    # Heat: newest first by default; ascending once sort keys are given without a direction.
+    descending = sort_dir == "desc" if sort_dir else not columns
+    columns = columns or [Stack.created_at]
     order: list[Any] = [c.desc() if descending else c.asc() for c in columns]
     order.append(Stack.id.desc() if descending else Stack.id.asc())
     stmt = select(Stack).where(*conds)

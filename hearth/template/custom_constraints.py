@@ -348,8 +348,8 @@ def check_test_constr(value: Any, context: Any = None) -> str | None:
         seconds = float(value)
     except (TypeError, ValueError):
         return f"{value} is not a number of seconds"
-    if seconds > 0:
-        time.sleep(seconds)
+    # A negative number fails with Python's own "sleep length must be non-negative", as in Heat.
+    time.sleep(seconds)
     return None
 
 

@@ -38,8 +38,8 @@ IGNORABLE_ERROR_CODES = frozenset({"99001"})
 TypeChecker = Callable[[ResourceDefinition, RegistryEntry], None]
 
 
-class _Values:
-    """The parameter values functions see during validation (UserParameterMissing if unset)."""
+class CheckedValues:
+    """Parameter values as functions read them: an unset parameter is UserParameterMissing."""
 
     def __init__(self, parameters: Parameters) -> None:
         self._parameters = parameters
@@ -124,7 +124,7 @@ def validate_template(
         env.param_defaults,
         stack=StackIdentity(tenant="", stack_name="dummy"),
     )
-    stack = StackDefinition(tmpl, _Values(params), limits=limits)
+    stack = StackDefinition(tmpl, CheckedValues(params), limits=limits)
     _validate_stack(stack, params, env, ignorable, type_checker)
 
     result: dict[str, Any] = {

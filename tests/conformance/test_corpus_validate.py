@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from hearth.common.errors import HearthError
-from hearth.resources.catalog import check_resource_type, global_environment
+from hearth.resources.registry import PluginRegistry
 from hearth.template.validate import validate_template
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
@@ -32,6 +32,7 @@ template_utils = pytest.importorskip("heatclient.common.template_utils")
 jsonutils = pytest.importorskip("oslo_serialization.jsonutils")
 
 EXPECTED: dict[str, Any] = json.loads(EXPECTED_FILE.read_text())
+PLUGINS = PluginRegistry.load()
 
 
 def request_body(rel: str, env_rel: str | None) -> dict[str, Any]:
@@ -71,8 +72,8 @@ def test_validate_matches_heat27(rel: str) -> None:
             environment=body["environment"],
             environment_files=body["environment_files"],
             ignorable_errors=["99001"],
-            global_env=global_environment(),
-            type_checker=check_resource_type,
+            global_env=PLUGINS.global_environment(),
+            type_checker=PLUGINS.type_checker,
         )
         status = 200
     except HearthError as exc:

@@ -16,13 +16,15 @@ from hearth.common.errors import (
     StackValidationFailed,
     UnknownUserParameter,
 )
-from hearth.resources.catalog import check_resource_type, global_environment
+from hearth.resources.registry import PluginRegistry
 from hearth.template.validate import validate_template
+
+PLUGINS = PluginRegistry.load()
 
 
 def validate(template: Any, **kwargs: Any) -> dict[str, Any]:
-    kwargs.setdefault("global_env", global_environment())
-    kwargs.setdefault("type_checker", check_resource_type)
+    kwargs.setdefault("global_env", PLUGINS.global_environment())
+    kwargs.setdefault("type_checker", PLUGINS.type_checker)
     return validate_template(template, **kwargs)
 
 
@@ -83,9 +85,15 @@ def test_document_shape() -> None:
 
 
 def test_types_without_plugin_are_unavailable_unless_ignored() -> None:
+    validate(BASIC)  # OS::Heat::None has a plugin
+    server = BASIC.replace("OS::Heat::None\n    depends_on", "OS::Nova::Server\n    depends_on")
+    assert server != BASIC
+    validate(server, ignorable_errors=["99001"])
     with pytest.raises(ResourceTypeUnavailable) as err:
-        validate(BASIC)
-    assert str(err.value).startswith("HEAT-E99001 Service heat is not available for resource")
+        validate(server)
+    assert str(err.value).startswith(
+        "HEAT-E99001 Service nova is not available for resource type OS::Nova::Server"
+    )
     assert err.value.error_code == "99001"
 
 

@@ -1,0 +1,606 @@
+"""One stack action from start to end: its graph, its units of work, its final state.
+
+An ``ActionRun`` is built from what is stored (stack row, template, resource rows), so the same
+code starts an action and continues one an engine left behind. The stack lock is held for the
+whole run; the final state, the outputs and the lock's release are written together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from hearth.common.errors import HearthError
+from hearth.engine import states, traversal
+from hearth.engine.core import EngineCore
+from hearth.engine.outputs import resolve_outputs
+from hearth.engine.payloads import finish_snapshot
+from hearth.engine.records import ResourceRecord, write_state
+from hearth.engine.resource_task import ResourceActionFailed, ResourceTask, Step
+from hearth.engine.scheduler import (
+    GraphResult,
+    GraphRunner,
+    NotStarted,
+    StopReason,
+    StopSignal,
+)
+from hearth.engine.stack_builder import BoundStack, StackSource
+from hearth.engine.update_plan import ResourcePlan, plan_resource
+from hearth.store import events as event_store
+from hearth.store import locks as lock_store
+from hearth.store import resources as resource_store
+from hearth.store import stacks as stack_store
+from hearth.store.types import utcnow
+from hearth.template.functions import base
+from hearth.template.parameters import StackIdentity
+
+# Polling of check_*_complete: quick at first, then backing off.
+POLL_FIRST = 0.02
+POLL_MAX = 1.0
+HOOK_POLL_MAX = 2.0
+
+# What each stack action does to each resource, and in which direction.
+RESOURCE_ACTION = {
+    states.CREATE: states.CREATE,
+    states.ADOPT: states.ADOPT,
+    states.UPDATE: states.UPDATE,
+    states.ROLLBACK: states.UPDATE,
+    states.RESTORE: states.UPDATE,
+    states.DELETE: states.DELETE,
+    states.SUSPEND: states.SUSPEND,
+    states.RESUME: states.RESUME,
+    states.CHECK: states.CHECK,
+    states.SNAPSHOT: states.SNAPSHOT,
+}
+UPDATE_LIKE = (states.UPDATE, states.ROLLBACK, states.RESTORE)
+ROLLBACK_AFTER = (states.CREATE, states.UPDATE, states.ADOPT, states.RESTORE)
+
+
+@dataclass
+class RunSpec:
+    """What a run needs beyond the stored stack: stored in ``current_deps`` for continuation."""
+
+    action: str
+    # A delete traversal run as a rollback of a failed create.
+    delete_as: str | None = None
+    abandon: bool = False
+    adopt_data: dict[str, Any] = field(default_factory=dict)
+    snapshot_id: str | None = None
+    # Whether a failure rolls back (create/update with disable_rollback false).
+    rollback: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "delete_as": self.delete_as,
+            "abandon": self.abandon,
+            "adopt_data": self.adopt_data,
+            "snapshot_id": self.snapshot_id,
+            "rollback": self.rollback,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RunSpec:
+        return cls(
+            action=data["action"],
+            delete_as=data.get("delete_as"),
+            abandon=bool(data.get("abandon")),
+            adopt_data=dict(data.get("adopt_data") or {}),
+            snapshot_id=data.get("snapshot_id"),
+            rollback=bool(data.get("rollback")),
+        )
+
+
+class ActionRun:
+    """A stack action in progress (see the module doc)."""
+
+    def __init__(
+        self,
+        core: EngineCore,
+        stack_id: str,
+        spec: RunSpec,
+        *,
+        traversal_id: str | None = None,
+        resuming: bool = False,
+        on_finish: Callable[[ActionRun], None] | None = None,
+    ) -> None:
+        self.core = core
+        self.stack_id = stack_id
+        self.spec = spec
+        self.action = spec.delete_as or spec.action
+        self.traversal_id = traversal_id or str(uuid.uuid4())
+        self.resuming = resuming
+        self.stop = StopSignal()
+        self.tasks: dict[traversal.Node, ResourceTask] = {}
+        self.hook_events: dict[str, asyncio.Event] = {}
+        self.on_finish = on_finish
+        # Set when another action waits for this one: the lock is handed over, not released.
+        self.keep_lock = False
+        self.next_spec: RunSpec | None = None
+        self.cancel_rollback = False
+        self._load()
+
+    # --- loading -------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        core = self.core
+        with core.db.session() as session:
+            row = stack_store.get_stack(session, self.stack_id)
+            if row is None:
+                raise HearthError(f"Stack {self.stack_id} disappeared")
+            self.stack_name = row.name
+            self.tenant = row.tenant or ""
+            self.disable_rollback = row.disable_rollback
+            self.timeout_mins = row.timeout
+            self.template_id = row.raw_template_id
+            self.prev_template_id = row.prev_raw_template_id
+            tmpl, files, env = stack_store.load_template(
+                session, row.raw_template_id, core.encryptor
+            )
+            rows = resource_store.of_stack(session, self.stack_id)
+        # Every row of the stack by id (replaced and removed ones too).
+        self.rows: dict[int, ResourceRecord] = {
+            r.id: ResourceRecord.from_row(r) for r in rows
+        }
+        source = StackSource(tmpl, files, env)
+        identity = StackIdentity(self.tenant, self.stack_name, self.stack_id)
+        self.bound = BoundStack(
+            source, identity, plugins=core.plugins, global_env=core.global_env
+        )
+        self.current = self._current_rows()
+        for name, record in self.current.items():
+            self.bound.nodes[name] = record.node_data()
+
+    def _current_rows(self) -> dict[str, ResourceRecord]:
+        """For each resource name, the row that stands for it now (newest not replaced)."""
+        current: dict[str, ResourceRecord] = {}
+        for record in self.rows.values():
+            if record.replaced_by is not None:
+                continue
+            if record.state == (states.DELETE, states.COMPLETE) and self.action != states.DELETE:
+                continue
+            if record.name not in current or record.id > current[record.name].id:
+                current[record.name] = record
+        return current
+
+    @property
+    def hooks_enabled(self) -> bool:
+        return True
+
+    @property
+    def is_update_like(self) -> bool:
+        return self.spec.action in UPDATE_LIKE
+
+    @property
+    def abandoning(self) -> bool:
+        return self.spec.abandon
+
+    @property
+    def resource_action(self) -> str:
+        return RESOURCE_ACTION[self.spec.action]
+
+    # --- what tasks ask -------------------------------------------------------------------
+
+    def update_plan(self, record: ResourceRecord, name: str) -> ResourcePlan:
+        new_def = self.bound.frozen_definition(name)
+        with self.core.db.session() as session:
+            old_props = resource_store.load_properties(
+                session, record.prop_data_id, self.core.encryptor
+            )
+        old_def = dict(record.definition or {})
+        if old_def:
+            old_def["properties"] = old_props
+        return plan_resource(
+            self.core.plugins, name, record.state, old_def, old_props, new_def
+        )
+
+    def make_replacement(self, record: ResourceRecord, name: str) -> ResourceRecord:
+        """A new row for ``name`` that replaces ``record`` (the old one is cleaned up later)."""
+        with self.core.db.session() as session:
+            row = resource_store.add(
+                session,
+                name=name,
+                stack_id=self.stack_id,
+                root_stack_id=self.stack_id,
+                action=states.INIT,
+                status=states.COMPLETE,
+                status_reason="",
+                resource_type=record.resource_type,
+                replaces=record.id,
+                requires=[],
+                traversal_id=self.traversal_id,
+            )
+            resource_store.set_fields(session, record.id, replaced_by=row.id)
+            new = ResourceRecord.from_row(row)
+        record.replaced_by = new.id
+        self.rows[new.id] = new
+        self.current[name] = new
+        return new
+
+    def stored_definition(self, name: str) -> dict[str, Any]:
+        frozen = self.bound.frozen_definition(name)
+        frozen.pop("properties", None)
+        return frozen
+
+    def external_id(self, name: str) -> str | None:
+        snippet = self.bound.resources[name].external_id
+        if snippet is None:
+            return None
+        value = base.resolve(snippet, self.bound.definition)
+        return None if value is None else str(value)
+
+    def adopt_data(self, name: str) -> dict[str, Any]:
+        resources = self.spec.adopt_data.get("resources") or {}
+        data = resources.get(name) or {}
+        return dict(data) if isinstance(data, Mapping) else {}
+
+    # --- the run -------------------------------------------------------------------------
+
+    def graph(self) -> dict[traversal.Node, set[traversal.Node]]:
+        action = self.spec.action
+        if action in (states.CREATE, states.ADOPT):
+            return traversal.forward(self.bound.graph)
+        if action == states.DELETE:
+            return traversal.reverse_rows(self.rows.values())
+        if action == states.SUSPEND:
+            rows = list(self.current.values())
+            return _named(traversal.reverse_rows(rows), rows)
+        if action in (states.RESUME, states.CHECK, states.SNAPSHOT):
+            return traversal.stored_forward(self.current.values())
+        kept = {name: self.current[name] for name in self.bound.resources if name in self.current}
+        leftovers = [
+            r for r in self.rows.values()
+            if self.current.get(r.name) is not r or r.name not in self.bound.resources
+        ]
+        return traversal.update(self.bound.graph, kept, leftovers)
+
+    def _known_record(self, node: traversal.Node) -> ResourceRecord | None:
+        kind, key = node
+        return self.rows.get(key) if kind == "c" else self.current.get(key)
+
+    def _record_for(self, node: traversal.Node) -> ResourceRecord:
+        kind, key = node
+        if kind == "c":
+            return self.rows[key]
+        found = self.current.get(key)
+        return found if found is not None else self._new_row(key)
+
+    def _new_row(self, name: str) -> ResourceRecord:
+        with self.core.db.session() as session:
+            row = resource_store.add(
+                session,
+                name=name,
+                stack_id=self.stack_id,
+                root_stack_id=self.stack_id,
+                action=states.INIT,
+                status=states.COMPLETE,
+                status_reason="",
+                resource_type=self.bound.resources[name].type,
+                requires=[],
+            )
+            record = ResourceRecord.from_row(row)
+        self.rows[record.id] = record
+        self.current[name] = record
+        return record
+
+    def _node_action(self, node: traversal.Node) -> str:
+        if node[0] == "c":
+            return states.DELETE
+        return self.resource_action
+
+    def _done_before(self, nodes: Mapping[traversal.Node, set[traversal.Node]]) -> set[Any]:
+        """Nodes a previous engine finished in this traversal (continuation)."""
+        if not self.resuming:
+            return set()
+        done = set()
+        target = self.resource_action
+        for node in nodes:
+            kind, key = node
+            if kind == "c":
+                record = self.rows.get(key)
+                if record is None or record.state == (states.DELETE, states.COMPLETE):
+                    done.add(node)
+            else:
+                record = self.current.get(key)
+                if (
+                    record is not None
+                    and record.traversal_id == self.traversal_id
+                    and record.status == states.COMPLETE
+                    and record.action in (target, states.CREATE)
+                ):
+                    done.add(node)
+        return done
+
+    async def run(self) -> None:
+        """Drive the whole action; never raises (failures end as the stack's state)."""
+        try:
+            await self._run()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            await self.core.workers.call(
+                self._finish, False, f"{type(exc).__name__}: {exc}", None
+            )
+        finally:
+            if self.on_finish is not None:
+                self.on_finish(self)
+
+    async def _run(self) -> None:
+        workers = self.core.workers
+        nodes = await workers.call(self._prepare)
+        done_before = self._done_before(nodes)
+        loop = asyncio.get_running_loop()
+        timeout = (self.timeout_mins * 60) if self.timeout_mins else (
+            self.core.limits.stack_action_timeout
+        )
+        deadline = loop.time() + timeout
+        runner: GraphRunner[traversal.Node] = GraphRunner(
+            nodes,
+            self._run_node,
+            already_done=done_before,
+            error_wait_time=float(self.core.limits.error_wait_time),
+            grace_period=self._grace,
+            deadline=deadline,
+            stop=self.stop,
+            aggregate_failures=self.spec.action == states.DELETE,
+        )
+        self.runner = runner
+        watcher = asyncio.ensure_future(self._watch_messages())
+        try:
+            result = await runner.run()
+        finally:
+            watcher.cancel()
+        if result.success and self.is_update_like:
+            result = await self._cleanup_replaced(deadline)
+        success, reason = self._outcome(result)
+        await workers.call(self._finish, success, reason, result.stop)
+
+    def _grace(self, node: traversal.Node) -> float:
+        task = self.tasks.get(node)
+        return task.grace_period() if task is not None else 0.0
+
+    def _prepare(self) -> dict[traversal.Node, set[traversal.Node]]:
+        nodes = self.graph()
+        with self.core.db.session() as session:
+            stack_store.set_fields(
+                session,
+                self.stack_id,
+                current_traversal=self.traversal_id,
+                current_deps={"spec": self.spec.to_json(), "nodes": traversal.to_json(nodes)},
+            )
+        return nodes
+
+    async def _run_node(self, node: traversal.Node) -> None:
+        workers = self.core.workers
+        known = self._known_record(node)
+        record = known if known is not None else await workers.call(self._record_for, node)
+        task = ResourceTask(self, record, self._node_action(node))
+        self.tasks[node] = task
+        step = Step()
+        try:
+            step = await workers.call(self._start, task)
+            step = await self._drive(task, step)
+            step = await workers.call(task.finish)
+            if step.hook is not None:
+                await self._wait_hook(task, step.hook)
+        except NotStarted:
+            raise
+        except asyncio.CancelledError:
+            why = self.stop.message or (
+                "timed out" if self.runner.result.stop is StopReason.TIMEOUT else "cancelled"
+            )
+            with contextlib.suppress(Exception):
+                await asyncio.shield(workers.call(task.abort, step.cookie, why))
+            raise
+        except Exception as exc:
+            reason = await workers.call(task.fail, exc)
+            raise ResourceActionFailed(task.name, task.action, reason) from exc
+        if node[0] == "u":
+            self.current[task.name] = task.record
+            self.bound.nodes[task.name] = task.node_data()
+        elif self.spec.action != states.DELETE:
+            await workers.call(self._forget_row, task.record)
+
+    def _start(self, task: ResourceTask) -> Step:
+        # Checked in the worker, when the step really begins: work queued behind a failure
+        # never starts.
+        if self.runner.stopping:
+            raise NotStarted(task.name)
+        return task.start()
+
+    async def _drive(self, task: ResourceTask, step: Step) -> Step:
+        """Poll with backoff until the handler's work is complete (hooks waited for)."""
+        delay = POLL_FIRST
+        workers = self.core.workers
+        while True:
+            if step.hook is not None:
+                await self._wait_hook(task, step.hook)
+                step = await workers.call(task.after_hook)
+                continue
+            if step.done:
+                return step
+            await asyncio.sleep(step.delay if step.delay is not None else delay)
+            delay = min(delay * 2, POLL_MAX)
+            step = await workers.call(task.poll, step.cookie)
+
+    async def _wait_hook(self, task: ResourceTask, hook: str) -> None:
+        event = self.hook_events.setdefault(task.name, asyncio.Event())
+        delay = POLL_FIRST
+        while await self.core.workers.call(task.hook_pending, hook):
+            event.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), delay)
+            delay = min(delay * 2, HOOK_POLL_MAX)
+
+    def wake_hook(self, name: str) -> None:
+        event = self.hook_events.get(name)
+        if event is not None:
+            event.set()
+
+    def requires_ids(self, name: str) -> list[int]:
+        """Row ids of what ``name`` needs, stored with it to order a later delete."""
+        deps = self.bound.graph.get(name, set())
+        return [self.current[d].id for d in sorted(deps) if d in self.current]
+
+    def _forget_row(self, record: ResourceRecord) -> None:
+        with self.core.db.session() as session:
+            resource_store.remove(session, [record.id])
+        self.rows.pop(record.id, None)
+
+    async def _cleanup_replaced(self, deadline: float) -> GraphResult[traversal.Node]:
+        """Second phase of an update: delete the rows replaced in the first."""
+        replaced = [
+            r for r in self.rows.values()
+            if r.replaced_by is not None and r.name in self.current
+            and self.current[r.name].id != r.id
+        ]
+        nodes = traversal.reverse_rows(replaced)
+        runner: GraphRunner[traversal.Node] = GraphRunner(
+            nodes,
+            self._run_node,
+            error_wait_time=float(self.core.limits.error_wait_time),
+            grace_period=self._grace,
+            deadline=deadline,
+            stop=self.stop,
+        )
+        self.runner = runner
+        return await runner.run()
+
+    async def _watch_messages(self) -> None:
+        """Control messages left on the lock by other engines (cancel requests)."""
+        delay = 0.1
+        while True:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 2.0)
+            message = await self.core.workers.call(self._take_message)
+            if message == "cancel":
+                self.request_cancel(rollback=False)
+            elif message == "cancel_with_rollback":
+                self.request_cancel(rollback=True)
+
+    def _take_message(self) -> str | None:
+        with self.core.db.session() as session:
+            return lock_store.take_message(session, self.stack_id, self.core.engine_id)
+
+    def request_cancel(self, *, rollback: bool, message: str = "") -> None:
+        self.cancel_rollback = rollback
+        self.stop.request(StopReason.CANCELLED, message)
+
+    # --- the end -------------------------------------------------------------------------
+
+    def _outcome(self, result: GraphResult[traversal.Node]) -> tuple[bool, str]:
+        action = self.action
+        if result.success:
+            return True, f"Stack {action} completed successfully"
+        if result.failed:
+            first = next(iter(result.failed.values()))
+            if isinstance(first, ResourceActionFailed):
+                return False, f"Resource {first.action} failed: {first.reason}"
+            return False, f"Resource {self.resource_action} failed: {first}"
+        if result.stop is StopReason.TIMEOUT:
+            return False, f"{action.capitalize()} timed out"
+        if result.stop is StopReason.CANCELLED:
+            return False, self.stop.message or f"Stack {action} cancelled"
+        return False, f"Stack {action} did not complete"
+
+    def _finish(self, success: bool, reason: str, stop: StopReason | None) -> None:
+        """Final state, outputs, template bookkeeping, event; then rollback or lock release."""
+        action = self.action
+        status = states.COMPLETE if success else states.FAILED
+        cancelled = stop is StopReason.CANCELLED
+        rollback = (
+            not success
+            and self.spec.action in ROLLBACK_AFTER
+            and not self.spec.delete_as
+            # A cancel says itself whether to roll back; a failure follows disable_rollback.
+            and (self.cancel_rollback if cancelled else self.spec.rollback)
+        )
+        with self.core.db.session() as session:
+            fields: dict[str, Any] = {"current_deps": None}
+            if self.spec.action != states.DELETE or not success:
+                fields["outputs"] = resolve_outputs(self.bound)
+            if success and self.is_update_like and self.prev_template_id is not None:
+                fields["prev_raw_template_id"] = None
+            stack_store.set_state(session, self.stack_id, action, status, reason, **fields)
+            if success and self.is_update_like and self.prev_template_id is not None:
+                _drop_template(session, self.prev_template_id)
+            event_store.add(
+                session,
+                self.stack_id,
+                resource_name=self.stack_name,
+                action=action,
+                status=status,
+                reason=reason,
+                physical_resource_id=self.stack_id,
+                resource_type="OS::Heat::Stack",
+            )
+            if success and self.spec.action == states.DELETE and not self.spec.delete_as:
+                stack_store.soft_delete(session, self.stack_id)
+            if self.spec.snapshot_id and self.spec.action == states.SNAPSHOT:
+                finish_snapshot(
+                    self.core, session, self.stack_id, self.spec.snapshot_id, success, reason
+                )
+            if rollback:
+                self.next_spec = self._begin_rollback(session)
+            elif not self.keep_lock:
+                lock_store.release(session, self.stack_id, self.core.engine_id)
+
+    def _begin_rollback(self, session: Any) -> RunSpec:
+        """The rollback of a failed create (a delete) or update (back to the old template)."""
+        if self.spec.action in (states.CREATE, states.ADOPT):
+            spec = RunSpec(states.DELETE, delete_as=states.ROLLBACK)
+        else:
+            spec = RunSpec(states.ROLLBACK)
+            if self.prev_template_id is not None:
+                stack_store.set_fields(
+                    session,
+                    self.stack_id,
+                    raw_template_id=self.prev_template_id,
+                    prev_raw_template_id=self.template_id,
+                )
+        begin_stack_action(session, self.stack_id, self.stack_name, states.ROLLBACK)
+        return spec
+
+
+def _named(
+    nodes: dict[traversal.Node, set[traversal.Node]], rows: list[ResourceRecord]
+) -> dict[traversal.Node, set[traversal.Node]]:
+    """Row-keyed nodes as name-keyed ``u`` nodes (suspend works on current resources)."""
+    names = {r.id: r.name for r in rows}
+    return {
+        ("u", names[key]): {("u", names[r[1]]) for r in reqs}
+        for (_, key), reqs in nodes.items()
+    }
+
+
+def _drop_template(session: Any, template_id: int) -> None:
+    with contextlib.suppress(Exception):
+        with session.begin_nested():
+            stack_store.delete_template(session, template_id)
+
+
+def begin_stack_action(session: Any, stack_id: str, stack_name: str, action: str) -> None:
+    """The stack enters ``action`` IN_PROGRESS, with Heat's "Stack X started" event."""
+    reason = f"Stack {action} started"
+    fields: dict[str, Any] = {}
+    if action in (states.UPDATE, states.ROLLBACK, states.RESTORE):
+        fields["updated_at"] = utcnow()
+    stack_store.set_state(session, stack_id, action, states.IN_PROGRESS, reason, **fields)
+    event_store.add(
+        session,
+        stack_id,
+        resource_name=stack_name,
+        action=action,
+        status=states.IN_PROGRESS,
+        reason=reason,
+        physical_resource_id=stack_id,
+        resource_type="OS::Heat::Stack",
+    )
+
+
+def fail_in_progress(session: Any, record: ResourceRecord, reason: str) -> None:
+    write_state(session, record, record.action, states.FAILED, reason, step_cookie=None)

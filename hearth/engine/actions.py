@@ -1,0 +1,106 @@
+"""The actions this engine is running, and what happens after each one ends.
+
+An action is launched once its stack's lock is held and its IN_PROGRESS state written; the run
+goes on in the engine's event loop while the caller gets its answer. When a run ends it may hand
+over to another run under the same lock (a rollback, or a delete that was waiting for it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+
+from hearth.engine.action_run import ActionRun, RunSpec
+from hearth.engine.core import EngineCore
+
+
+class ActionManager:
+    def __init__(self, core: EngineCore) -> None:
+        self.core = core
+        self._lock = threading.Lock()
+        self.running: dict[str, ActionRun] = {}
+        self._futures: dict[str, Future[None]] = {}
+        # Work to start once the stack's current run ends (e.g. a delete after a cancel).
+        self._after: dict[str, Callable[[], None]] = {}
+        self._idle: dict[str, threading.Event] = {}
+
+    def launch(
+        self,
+        stack_id: str,
+        spec: RunSpec,
+        *,
+        traversal_id: str | None = None,
+        resuming: bool = False,
+    ) -> ActionRun:
+        """Start a run for a stack whose lock this engine holds."""
+        run = ActionRun(
+            self.core,
+            stack_id,
+            spec,
+            traversal_id=traversal_id,
+            resuming=resuming,
+            on_finish=self._finished,
+        )
+        with self._lock:
+            self.running[stack_id] = run
+            self._idle.setdefault(stack_id, threading.Event()).clear()
+            self._futures[stack_id] = self.core.workers.submit(run.run())
+        return run
+
+    def after_current(self, stack_id: str, work: Callable[[], None]) -> bool:
+        """Run ``work`` when the stack's current run ends; False if nothing runs now.
+
+        The run keeps its lock for ``work``; ``work`` must still make sure it holds the lock
+        (the run may have released it just before this call).
+        """
+        with self._lock:
+            run = self.running.get(stack_id)
+            if run is None:
+                return False
+            self._after[stack_id] = work
+            run.keep_lock = True
+            return True
+
+    def _finished(self, run: ActionRun) -> None:
+        """Called in the event loop when a run ends; chains the next one off the loop."""
+        stack_id = run.stack_id
+        with self._lock:
+            after = self._after.pop(stack_id, None)
+            if self.running.get(stack_id) is run:
+                del self.running[stack_id]
+        next_spec = run.next_spec
+
+        def chain() -> None:
+            if next_spec is not None:
+                self.launch(stack_id, next_spec)
+            if after is not None:
+                if next_spec is not None:
+                    self.after_current(stack_id, after)
+                else:
+                    after()
+            self._mark_idle(stack_id)
+
+        if next_spec is None and after is None:
+            self._mark_idle(stack_id)
+            return
+        asyncio.get_running_loop().run_in_executor(self.core.workers.pool, chain)
+
+    def _mark_idle(self, stack_id: str) -> None:
+        with self._lock:
+            if stack_id in self.running:
+                return
+            event = self._idle.get(stack_id)
+        if event is not None:
+            event.set()
+
+    def wait_idle(self, stack_id: str, timeout: float | None = None) -> bool:
+        """Block until no run of this stack is going on here (tests and shutdown)."""
+        with self._lock:
+            event = self._idle.get(stack_id)
+        return True if event is None else event.wait(timeout)
+
+    def get(self, stack_id: str) -> ActionRun | None:
+        with self._lock:
+            return self.running.get(stack_id)

@@ -1,0 +1,132 @@
+"""What every part of one engine shares: database, plugins, configuration, identity, workers."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import uuid
+from collections.abc import Callable, Coroutine
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, TypeVar
+
+from oslo_config import cfg
+
+from hearth.common.config import EngineLimits
+from hearth.resources.registry import PluginRegistry
+from hearth.store.crypto import Encryptor
+from hearth.store.db import Database
+from hearth.template.environment import Environment
+
+T = TypeVar("T")
+
+
+@dataclass
+class EngineSettings:
+    host: str = "localhost"
+    worker_threads: int = 8
+    heartbeat_interval: float = 5.0
+    dead_after_heartbeats: int = 3
+    encrypt: bool = True
+    limits: EngineLimits = field(default_factory=EngineLimits)
+
+    @classmethod
+    def from_config(cls, conf: cfg.ConfigOpts) -> EngineSettings:
+        return cls(
+            host=conf.host,
+            worker_threads=conf.engine_worker_threads,
+            heartbeat_interval=conf.heartbeat_interval,
+            dead_after_heartbeats=conf.engine_dead_after_missed_heartbeats,
+            encrypt=conf.encrypt_parameters_and_properties,
+            limits=EngineLimits.from_config(conf),
+        )
+
+    @property
+    def dead_after(self) -> timedelta:
+        return timedelta(seconds=self.heartbeat_interval * self.dead_after_heartbeats)
+
+
+class Workers:
+    """The engine's event loop (one thread, drives actions) and its pool of worker threads.
+
+    Actions are coroutines on the loop; every step that may block (database, plugin handlers)
+    runs in the pool, whose size bounds how many resource steps run at the same time.
+    """
+
+    def __init__(self, threads: int) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="hearth-worker")
+        self._thread = threading.Thread(target=self._run, name="hearth-engine", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        return await self.loop.run_in_executor(self.pool, fn, *args)
+
+    def call_soon(self, fn: Callable[[], None]) -> None:
+        self.loop.call_soon_threadsafe(fn)
+
+    def in_loop(self) -> bool:
+        return threading.current_thread() is self._thread
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self.loop.is_closed():
+            return
+
+        async def _cancel_all() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        if self._thread.is_alive():
+            try:
+                asyncio.run_coroutine_threadsafe(_cancel_all(), self.loop).result(timeout)
+            except Exception:
+                pass
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(timeout)
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        if not self._thread.is_alive():
+            self.loop.close()
+
+
+class EngineCore:
+    """One engine process's shared state."""
+
+    def __init__(
+        self,
+        db: Database,
+        plugins: PluginRegistry,
+        global_env: Environment,
+        settings: EngineSettings,
+        encryption_key: str | None = None,
+    ) -> None:
+        self.db = db
+        self.plugins = plugins
+        self.global_env = global_env
+        self.settings = settings
+        self.limits = settings.limits
+        self.engine_id = str(uuid.uuid4())
+        self._key = encryption_key
+        self._encryptor: Encryptor | None = None
+        self.workers = Workers(settings.worker_threads)
+
+    @property
+    def encryptor(self) -> Encryptor | None:
+        """The encryptor for data at rest, or None when encryption is switched off.
+
+        Built on first use, so that a missing key is reported where encryption is needed.
+        """
+        if not self.settings.encrypt:
+            return None
+        if self._encryptor is None:
+            self._encryptor = Encryptor.from_key(self._key)
+        return self._encryptor

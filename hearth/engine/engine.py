@@ -1,0 +1,166 @@
+"""One engine: its parts wired together, started and stopped as a unit.
+
+``Engine`` is what the RPC layer calls: every Heat engine call is an attribute of one of its
+parts (stacks, previews, data, signals, reader, catalog), re-exported here by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from oslo_config import cfg
+
+from hearth.common.config import database_url
+from hearth.common.context import RequestContext
+from hearth.common.errors import EntityNotFound
+from hearth.engine.actions import ActionManager
+from hearth.engine.core import EngineCore, EngineSettings
+from hearth.engine.liveness import Liveness
+from hearth.engine.previews import Previews
+from hearth.engine.reader import StackReader
+from hearth.engine.service import StackService
+from hearth.engine.signals import ResourceSignals
+from hearth.engine.stack_data import StackData
+from hearth.resources.catalog import global_environment
+from hearth.resources.registry import PluginRegistry
+from hearth.store.db import Database
+from hearth.store.migrate import ensure_schema
+from hearth.template import versions
+from hearth.template.validate import validate_template
+
+
+class Engine:
+    def __init__(self, core: EngineCore) -> None:
+        self.core = core
+        self.actions = ActionManager(core)
+        self.stacks = StackService(core, self.actions)
+        self.previews = Previews(self.stacks)
+        self.data = StackData(core, self.actions, self.stacks)
+        self.signals = ResourceSignals(core, self.actions, self.stacks)
+        self.reader = StackReader(core.db, lambda: core.encryptor, core.limits)
+        self.liveness = Liveness(core, self.actions)
+        # The RPC calls, by Heat's names.
+        self.create_stack = self.stacks.create_stack
+        self.update_stack = self.stacks.update_stack
+        self.delete_stack = self.stacks.delete_stack
+        self.stack_suspend = self.stacks.stack_suspend
+        self.stack_resume = self.stacks.stack_resume
+        self.stack_check = self.stacks.stack_check
+        self.stack_cancel_update = self.stacks.stack_cancel_update
+        self.preview_stack = self.previews.preview_stack
+        self.preview_update_stack = self.previews.preview_update_stack
+        self.abandon_stack = self.data.abandon_stack
+        self.export_stack = self.data.export_stack
+        self.stack_snapshot = self.data.stack_snapshot
+        self.delete_snapshot = self.data.delete_snapshot
+        self.stack_restore = self.data.stack_restore
+        self.resource_signal = self.signals.resource_signal
+        self.resource_mark_unhealthy = self.signals.resource_mark_unhealthy
+        self.identify_stack = self.reader.identify_stack
+        self.show_stack = self.reader.show_stack
+        self.list_stacks = self.reader.list_stacks
+        self.count_stacks = self.reader.count_stacks
+        self.get_template = self.reader.get_template
+        self.get_environment = self.reader.get_environment
+        self.get_files = self.reader.get_files
+        self.list_outputs = self.reader.list_outputs
+        self.show_output = self.reader.show_output
+        self.list_stack_resources = self.reader.list_stack_resources
+        self.describe_stack_resource = self.reader.describe_stack_resource
+        self.resource_metadata = self.reader.resource_metadata
+        self.find_physical_resource = self.reader.find_physical_resource
+        self.list_events = self.reader.list_events
+        self.show_event = self.reader.show_event
+        self.stack_list_snapshots = self.reader.list_snapshots
+        self.show_snapshot = self.reader.show_snapshot
+        self.list_services = self.reader.list_services
+
+    @classmethod
+    def from_config(cls, conf: cfg.ConfigOpts, *, migrate: bool = True) -> Engine:
+        url = database_url(conf)
+        if migrate:
+            ensure_schema(url)
+        plugins = PluginRegistry.load(plugin_dirs=list(conf.plugin_dirs))
+        core = EngineCore(
+            Database(url),
+            plugins,
+            global_environment(),
+            EngineSettings.from_config(conf),
+            encryption_key=conf.auth_encryption_key,
+        )
+        return cls(core)
+
+    def start(self) -> None:
+        """Register this engine, continue what dead engines left, and start the heartbeat."""
+        self.liveness.start()
+
+    def stop(self, *, graceful: bool = True) -> None:
+        self.liveness.stop(unregister=graceful)
+        self.core.workers.stop()
+        self.core.db.dispose()
+
+    def wait_idle(self, stack_id: str, timeout: float | None = None) -> bool:
+        return self.actions.wait_idle(stack_id, timeout)
+
+    # --- catalog: types, versions, validation ---------------------------------------------
+
+    def list_resource_types(
+        self,
+        ctx: RequestContext,
+        support_status: str | None = None,
+        type_name: str | None = None,
+        heat_version: str | None = None,
+        with_description: bool = False,
+    ) -> list[Any]:
+        return self.core.plugins.list_types(
+            support_status=support_status,
+            type_name=type_name,
+            version=heat_version,
+            with_description=with_description,
+        )
+
+    def resource_schema(
+        self, ctx: RequestContext, type_name: str, with_description: bool = False
+    ) -> dict[str, Any]:
+        return self.core.plugins.schema(type_name, with_description=with_description)
+
+    def generate_template(
+        self, ctx: RequestContext, type_name: str, template_type: str = "cfn"
+    ) -> dict[str, Any]:
+        return self.core.plugins.generate_template(type_name, template_type)
+
+    def list_template_versions(self, ctx: RequestContext) -> list[dict[str, object]]:
+        return versions.list_versions()
+
+    def list_template_functions(
+        self, ctx: RequestContext, template_version: str, with_condition: bool = False
+    ) -> list[dict[str, str]]:
+        version = versions.find_version(template_version)
+        if version is None:
+            raise EntityNotFound("Template version", template_version)
+        return versions.list_functions(version, with_condition)
+
+    def validate_template(
+        self,
+        ctx: RequestContext,
+        template: Mapping[str, Any] | str | None,
+        params: Mapping[str, Any] | None = None,
+        files: Mapping[str, Any] | None = None,
+        environment: Mapping[str, Any] | str | None = None,
+        environment_files: Sequence[str] | None = None,
+        show_nested: bool = False,
+        ignorable_errors: Collection[str] | None = None,
+    ) -> dict[str, Any]:
+        return validate_template(
+            template,
+            files=files,
+            environment=environment,
+            environment_files=environment_files,
+            parameters=params,
+            show_nested=show_nested,
+            ignorable_errors=ignorable_errors,
+            global_env=self.core.global_env,
+            type_checker=self.core.plugins.type_checker,
+            max_resources_per_stack=self.core.limits.max_resources_per_stack,
+        )

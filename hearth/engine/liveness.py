@@ -1,0 +1,133 @@
+"""Engine liveness: a heartbeat in the service table, and the stacks dead engines left behind.
+
+Every engine reports itself every ``heartbeat_interval`` seconds. An engine that missed enough
+reports is dead: stacks it left IN_PROGRESS are taken over (lock stolen) and continued from their
+stored traversal, or failed with a clear reason when they cannot be.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from sqlalchemy.orm import Session
+
+from hearth.engine import states
+from hearth.engine.action_run import RunSpec
+from hearth.engine.actions import ActionManager
+from hearth.engine.core import EngineCore
+from hearth.engine.records import ResourceRecord, write_state
+from hearth.store import events as event_store
+from hearth.store import locks as lock_store
+from hearth.store import resources as resource_store
+from hearth.store import stacks as stack_store
+
+LOG = logging.getLogger(__name__)
+
+# Actions a stack can be continued in without its stored traversal.
+_RESTARTABLE = (states.CREATE, states.DELETE, states.SUSPEND, states.RESUME, states.CHECK)
+
+
+class Liveness:
+    def __init__(self, core: EngineCore, actions: ActionManager) -> None:
+        self.core = core
+        self.actions = actions
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        with self.core.db.session() as session:
+            lock_store.register_service(
+                session,
+                self.core.engine_id,
+                self.core.settings.host,
+                self.core.settings.host,
+                max(1, round(self.core.settings.heartbeat_interval)),
+            )
+        self.recover()
+        self._thread = threading.Thread(target=self._beat, name="hearth-heartbeat", daemon=True)
+        self._thread.start()
+
+    def stop(self, *, unregister: bool = True) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)
+        if unregister:
+            with self.core.db.session() as session:
+                lock_store.unregister_service(session, self.core.engine_id)
+
+    def _beat(self) -> None:
+        interval = self.core.settings.heartbeat_interval
+        while not self._stop.wait(interval):
+            try:
+                with self.core.db.session() as session:
+                    lock_store.heartbeat(session, self.core.engine_id)
+                self.recover()
+            except Exception:
+                LOG.exception("Engine heartbeat failed")
+
+    def recover(self) -> int:
+        """Take over the IN_PROGRESS stacks of dead engines; returns how many were taken."""
+        taken = 0
+        with self.core.db.session() as session:
+            candidates = [(s.id, s.name) for s in stack_store.in_progress_stacks(session)]
+        for stack_id, name in candidates:
+            if self.actions.get(stack_id) is not None:
+                continue
+            try:
+                if self._take_over(stack_id, name):
+                    taken += 1
+            except Exception:
+                LOG.exception("Could not take over stack %s", stack_id)
+        return taken
+
+    def _take_over(self, stack_id: str, name: str) -> bool:
+        core = self.core
+        with core.db.session() as session:
+            holder = lock_store.holder(session, stack_id)
+            if holder is not None and (
+                holder == core.engine_id
+                or lock_store.is_alive(session, holder, core.settings.dead_after)
+            ):
+                return False
+            if holder is None:
+                if not lock_store.try_insert(session, stack_id, core.engine_id):
+                    return False
+            elif not lock_store.steal(session, stack_id, holder, core.engine_id):
+                return False
+            row = stack_store.get_stack(session, stack_id)
+            if row is None or row.status != states.IN_PROGRESS:
+                lock_store.release(session, stack_id, core.engine_id)
+                return False
+            deps = row.current_deps or {}
+            spec_data = deps.get("spec") if isinstance(deps, dict) else None
+            traversal_id = row.current_traversal
+            action = row.action or ""
+            spec = RunSpec.from_json(spec_data) if spec_data else None
+            if spec is None and action in _RESTARTABLE:
+                spec = RunSpec(action, rollback=not row.disable_rollback)
+            if spec is None:
+                self._fail(session, stack_id, name, action)
+                lock_store.release(session, stack_id, core.engine_id)
+                return True
+        LOG.info("Continuing %s of stack %s left by a dead engine", action, stack_id)
+        self.actions.launch(stack_id, spec, traversal_id=traversal_id, resuming=True)
+        return True
+
+    def _fail(self, session: Session, stack_id: str, name: str, action: str) -> None:
+        reason = f"Engine went down during stack {action}"
+        for row in resource_store.of_stack(session, stack_id):
+            if row.status == states.IN_PROGRESS:
+                record = ResourceRecord.from_row(row)
+                write_state(session, record, record.action, states.FAILED, reason)
+        stack_store.set_state(session, stack_id, action, states.FAILED, reason)
+        event_store.add(
+            session,
+            stack_id,
+            resource_name=name,
+            action=action,
+            status=states.FAILED,
+            reason=reason,
+            physical_resource_id=stack_id,
+            resource_type="OS::Heat::Stack",
+        )

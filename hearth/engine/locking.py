@@ -1,0 +1,42 @@
+"""One action per stack: the stack lock, taken over from engines that died."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from hearth.common.errors import ActionInProgress
+from hearth.engine.core import EngineCore
+from hearth.store import locks as lock_store
+
+
+def acquire(
+    core: EngineCore, session: Session, stack_id: str, stack_name: str, action: str
+) -> None:
+    """Take the stack's lock for this engine, or raise ActionInProgress.
+
+    A lock whose engine stopped reporting (no heartbeat for ``dead_after``) is stale and is
+    taken over with a compare-and-swap, so two engines can never both win it.
+    """
+    if lock_store.try_insert(session, stack_id, core.engine_id):
+        return
+    holder = lock_store.holder(session, stack_id)
+    if holder is None and lock_store.try_insert(session, stack_id, core.engine_id):
+        return
+    if holder == core.engine_id or (
+        holder is not None and lock_store.is_alive(session, holder, core.settings.dead_after)
+    ):
+        raise ActionInProgress(stack_name, action)
+    if not lock_store.steal(session, stack_id, holder, core.engine_id):
+        raise ActionInProgress(stack_name, action)
+
+
+def holder_alive(core: EngineCore, session: Session, stack_id: str) -> str | None:
+    """The engine holding the lock if it is alive (this engine included), else None."""
+    holder = lock_store.holder(session, stack_id)
+    if holder is None:
+        return None
+    if holder == core.engine_id:
+        return holder
+    if lock_store.is_alive(session, holder, core.settings.dead_after):
+        return holder
+    return None

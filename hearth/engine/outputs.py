@@ -1,0 +1,34 @@
+"""Stack outputs: resolved once when an action ends, stored, and shown from storage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hearth.common.errors import HearthError
+from hearth.engine.stack_builder import BoundStack
+from hearth.template.functions import base
+
+
+def resolve_outputs(bound: BoundStack) -> list[dict[str, Any]]:
+    """Every output with its value, or with ``output_error`` when it cannot be resolved."""
+    out: list[dict[str, Any]] = []
+    try:
+        outputs = bound.definition.outputs
+    except HearthError as exc:
+        return [{"output_key": "", "output_value": None, "description": "",
+                 "output_error": str(exc)}]
+    for name, output in outputs.items():
+        entry: dict[str, Any] = {
+            "output_key": name,
+            "description": output.description if output.description is not None
+            else "No description given",
+        }
+        try:
+            entry["output_value"] = (
+                base.resolve(output.value, bound.definition) if output.enabled else None
+            )
+        except Exception as exc:
+            entry["output_value"] = None
+            entry["output_error"] = str(exc)
+        out.append(entry)
+    return out

@@ -1,0 +1,168 @@
+"""Preview of a create, and preview of an update: what would happen, nothing stored."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hearth.common.context import RequestContext
+from hearth.common.errors import HearthError
+from hearth.common.identifier import Identity
+from hearth.engine.records import ResourceRecord
+from hearth.engine.requests import ActionArgs, StackRequest, check_stack_name
+from hearth.engine.service import StackService
+from hearth.engine.stack_builder import BoundStack
+from hearth.engine.update_plan import plan_resource
+from hearth.store import resources as resource_store
+
+PREVIEW_ID = "None"
+
+
+def _properties(bound: BoundStack, name: str) -> dict[str, Any]:
+    """Every property of the type's schema with its value (defaults filled in)."""
+    try:
+        cls = bound.resource_class(name)
+        props = cls.build_properties(bound.resolve_properties(name))
+    except HearthError:
+        return dict(bound.resolve_properties(name) or {})
+    out: dict[str, Any] = {}
+    for key in cls.properties_schema:
+        try:
+            out[key] = props[key]
+        except (KeyError, ValueError, HearthError):
+            out[key] = None
+    return out
+
+
+def _resource(
+    bound: BoundStack, identity: Identity, name: str, *, with_props: bool,
+    record: ResourceRecord | None = None,
+) -> dict[str, Any]:
+    defn = bound.resources.get(name)
+    out: dict[str, Any] = {
+        "updated_time": None,
+        "creation_time": None,
+        "resource_name": name,
+        "physical_resource_id": (record.physical_id if record else None) or "",
+        "resource_action": record.action if record else "INIT",
+        "resource_status": record.status if record else "COMPLETE",
+        "resource_status_reason": record.status_reason if record else "",
+        "resource_type": defn.type if defn is not None else (
+            record.resource_type if record else ""),
+        "resource_identity": identity.resource(name).as_dict(),
+        "stack_identity": identity.as_dict(),
+        "stack_name": identity.stack_name,
+        "required_by": sorted(bound.required_by.get(name, [])),
+        "description": (defn.description or "") if defn is not None else "",
+        "metadata": {},
+    }
+    if with_props and defn is not None:
+        out["properties"] = _properties(bound, name)
+    return out
+
+
+class Previews:
+    def __init__(self, stacks: StackService) -> None:
+        self.stacks = stacks
+        self.core = stacks.core
+
+    def preview_stack(
+        self,
+        ctx: RequestContext,
+        stack_name: str,
+        template: Mapping[str, Any] | str | None,
+        params: Mapping[str, Any] | None = None,
+        files: Mapping[str, Any] | None = None,
+        args: Mapping[str, Any] | None = None,
+        environment: Mapping[str, Any] | str | None = None,
+        environment_files: Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        check_stack_name(stack_name)
+        opts = ActionArgs.parse(args)
+        bound = self.stacks.new_bound(
+            ctx, stack_name, PREVIEW_ID,
+            StackRequest(template, params, files, environment, environment_files),
+        )
+        identity = Identity(ctx.project_id, stack_name, PREVIEW_ID)
+        params_out = {}
+        for key in bound.params:
+            param = bound.params.parameter(key)
+            params_out[key] = "******" if param.hidden else str(param)
+        return {
+            "stack_name": stack_name,
+            "stack_identity": identity.as_dict(),
+            "creation_time": None,
+            "updated_time": None,
+            "deletion_time": None,
+            "notification_topics": [],
+            "parameters": params_out,
+            "description": bound.template.description,
+            "template_description": bound.template.description,
+            "capabilities": [],
+            "disable_rollback": True if opts.disable_rollback is None else opts.disable_rollback,
+            "timeout_mins": opts.timeout_mins,
+            "stack_owner": ctx.username,
+            "parent": None,
+            "stack_user_project_id": None,
+            "tags": opts.tags,
+            "resources": [
+                _resource(bound, identity, name, with_props=True) for name in bound.resources
+            ],
+        }
+
+    def preview_update_stack(
+        self,
+        ctx: RequestContext,
+        stack_identity: Mapping[str, Any],
+        template: Mapping[str, Any] | str | None,
+        params: Mapping[str, Any] | None = None,
+        files: Mapping[str, Any] | None = None,
+        args: Mapping[str, Any] | None = None,
+        environment: Mapping[str, Any] | str | None = None,
+        environment_files: Sequence[str] | None = None,
+    ) -> dict[str, list[dict[str, Any]]]:
+        opts = ActionArgs.parse(args)
+        with self.core.db.session() as session:
+            row = self.stacks._stack(session, ctx, stack_identity)
+            req = StackRequest(template, params, files, environment, environment_files)
+            current, new = self.stacks.prepare_update(session, row, req, opts)
+            records = {
+                r.name: ResourceRecord.from_row(r)
+                for r in resource_store.of_stack(session, row.id)
+                if r.replaced_by is None
+            }
+            props = {
+                name: resource_store.load_properties(
+                    session, rec.prop_data_id, self.core.encryptor
+                )
+                for name, rec in records.items()
+            }
+        identity = Identity(row.tenant or "", row.name, row.id)
+        changes: dict[str, list[dict[str, Any]]] = {
+            "unchanged": [], "updated": [], "replaced": [], "added": [], "deleted": [],
+        }
+        for name in new.resources:
+            record = records.get(name)
+            if record is None or name not in current.resources:
+                changes["added"].append(_resource(new, identity, name, with_props=False))
+                continue
+            old_def = dict(record.definition or {})
+            old_def["properties"] = props.get(name)
+            plan = plan_resource(
+                self.core.plugins, name, record.state, old_def, props.get(name),
+                new.frozen_definition(name),
+            )
+            if plan.kind == "unchanged":
+                changes["unchanged"].append(
+                    _resource(new, identity, name, with_props=False, record=record))
+            elif plan.kind == "update":
+                changes["updated"].append(
+                    _resource(current, identity, name, with_props=False, record=record))
+            else:
+                changes["replaced"].append(
+                    _resource(new, identity, name, with_props=False, record=record))
+        for name, record in records.items():
+            if name not in new.resources:
+                changes["deleted"].append(
+                    _resource(current, identity, name, with_props=False, record=record))
+        return changes

@@ -1,0 +1,152 @@
+"""In-memory copies of resource rows, and the writes that change a resource's state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from hearth.engine import states
+from hearth.engine.resource_view import NodeData
+from hearth.store import events as event_store
+from hearth.store import resources as resource_store
+from hearth.store.models import Resource as ResourceRow
+from hearth.store.types import utcnow
+
+
+@dataclass
+class ResourceRecord:
+    """A resource row as the engine works with it (detached from any session)."""
+
+    id: int
+    uuid: str
+    name: str
+    stack_id: str
+    action: str
+    status: str
+    status_reason: str
+    physical_id: str | None
+    resource_type: str
+    definition: dict[str, Any] | None
+    prop_data_id: int | None
+    attr_data: dict[str, Any] | None
+    metadata: Any
+    replaces: int | None
+    replaced_by: int | None
+    traversal_id: str | None
+    step_cookie: Any
+    created_at: datetime | None
+    updated_at: datetime | None
+    requires: list[int]
+
+    @classmethod
+    def from_row(cls, row: ResourceRow) -> ResourceRecord:
+        return cls(
+            id=row.id,
+            uuid=row.uuid,
+            name=row.name,
+            stack_id=row.stack_id,
+            action=row.action or states.INIT,
+            status=row.status or states.COMPLETE,
+            status_reason=row.status_reason or "",
+            physical_id=row.physical_resource_id,
+            resource_type=row.resource_type or "",
+            definition=row.definition,
+            prop_data_id=row.rsrc_prop_data_id,
+            attr_data=row.attr_data,
+            metadata=row.rsrc_metadata,
+            replaces=row.replaces,
+            replaced_by=row.replaced_by,
+            traversal_id=row.traversal_id,
+            step_cookie=row.step_cookie,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+            requires=list(row.requires or []),
+        )
+
+    @property
+    def state(self) -> tuple[str, str]:
+        return self.action, self.status
+
+    def node_data(self) -> NodeData:
+        return NodeData.from_row(
+            self.name, self.action, self.status, self.physical_id, self.attr_data
+        )
+
+    @property
+    def exists(self) -> bool:
+        """Whether there may be something real behind this resource."""
+        return not (
+            self.state == (states.INIT, states.COMPLETE)
+            or self.state == (states.DELETE, states.COMPLETE)
+        )
+
+
+def write_state(
+    session: Session,
+    record: ResourceRecord,
+    action: str,
+    status: str,
+    reason: str,
+    *,
+    event: bool = True,
+    **fields: Any,
+) -> None:
+    """Change a resource's state (row and record) and write its event."""
+    now = utcnow()
+    record.action, record.status, record.status_reason = action, status, reason
+    if "physical_resource_id" in fields:
+        record.physical_id = fields["physical_resource_id"]
+    for key, attr in (
+        ("attr_data", "attr_data"),
+        ("traversal_id", "traversal_id"),
+        ("step_cookie", "step_cookie"),
+        ("definition", "definition"),
+        ("rsrc_prop_data_id", "prop_data_id"),
+        ("rsrc_metadata", "metadata"),
+        ("resource_type", "resource_type"),
+        ("replaced_by", "replaced_by"),
+        ("replaces", "replaces"),
+        ("requires", "requires"),
+    ):
+        if key in fields:
+            setattr(record, attr, fields[key])
+    record.updated_at = now
+    resource_store.bump(
+        session,
+        record.id,
+        action=action,
+        status=status,
+        status_reason=reason,
+        updated_at=now,
+        **fields,
+    )
+    if event:
+        event_store.add(
+            session,
+            record.stack_id,
+            resource_name=record.name,
+            action=action,
+            status=status,
+            reason=reason,
+            physical_resource_id=record.physical_id,
+            resource_type=record.resource_type,
+            rsrc_prop_data_id=record.prop_data_id,
+        )
+
+
+def write_event(session: Session, record: ResourceRecord, reason: str) -> None:
+    """An event with the resource's current state (hooks, signals)."""
+    event_store.add(
+        session,
+        record.stack_id,
+        resource_name=record.name,
+        action=record.action,
+        status=record.status,
+        reason=reason,
+        physical_resource_id=record.physical_id,
+        resource_type=record.resource_type,
+        rsrc_prop_data_id=record.prop_data_id,
+    )

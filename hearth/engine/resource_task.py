@@ -1,0 +1,385 @@
+"""One unit of work: bring one resource through one action of one traversal.
+
+A task runs as a few short, blocking steps (each in a worker thread): ``start`` (hooks, state
+IN_PROGRESS, the plugin's ``handle_<action>``), ``poll`` (``check_<action>_complete``, repeated by
+the driver with backoff) and ``finish`` (state COMPLETE, attributes cached for dependants).
+Every step persists what it did before it returns, so that another engine can carry on.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hearth.common.errors import HearthError, NotSupported
+from hearth.engine import states
+from hearth.engine.plugin_context import EngineResourceContext
+from hearth.engine.records import ResourceRecord, write_event, write_state
+from hearth.engine.resource_view import ALL_ATTRIBUTES, NodeData
+from hearth.resources.exceptions import PollDelay, UpdateReplace
+from hearth.resources.exceptions import failure_reason as sdk_failure_reason
+from hearth.store import resources as resource_store
+
+if TYPE_CHECKING:
+    from hearth.engine.action_run import ActionRun
+    from hearth.resources.base import Resource
+
+# What a resource action is called in hook names.
+_HOOK_ACTIONS = {states.CREATE: "create", states.UPDATE: "update", states.DELETE: "delete"}
+
+
+class ResourceActionFailed(Exception):
+    """A resource ended its action FAILED; ``reason`` is its status reason."""
+
+    def __init__(self, name: str, action: str, reason: str) -> None:
+        super().__init__(reason)
+        self.name = name
+        self.action = action
+        self.reason = reason
+
+
+class ResourceActionRestricted(HearthError):
+    pass
+
+
+@dataclass
+class Step:
+    done: bool = False
+    cookie: Any = None
+    delay: float | None = None
+    hook: str | None = None
+
+
+def failure_reason(name: str, exc: BaseException) -> str:
+    """Heat's status reason for a resource whose handler raised ``exc``."""
+    if isinstance(exc, ResourceActionFailed):
+        return exc.reason
+    return sdk_failure_reason(exc, name)
+
+
+class ResourceTask:
+    """One resource through one action; see the module doc for the steps."""
+
+    def __init__(self, run: ActionRun, record: ResourceRecord, action: str) -> None:
+        self.run = run
+        self.core = run.core
+        self.record = record
+        # The resource action: CREATE, UPDATE, DELETE, SUSPEND, RESUME, CHECK, SNAPSHOT, ADOPT.
+        self.action = action
+        self.cancel_event = threading.Event()
+        self.plugin: Resource | None = None
+        self._handler_action = action
+        self._new_props: dict[str, Any] | None = None
+        self._plan: Any = None
+        self._post_hook: str | None = None
+        self._noop = False
+
+    # --- helpers ------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.record.name
+
+    def _context(self) -> EngineResourceContext:
+        return EngineResourceContext(
+            self.core,
+            self.record,
+            stack_name=self.run.stack_name,
+            tenant=self.run.tenant,
+            action=self.run.action,
+            cancel_event=self.cancel_event,
+        )
+
+    def _stored_properties(self) -> dict[str, Any] | None:
+        with self.core.db.session() as session:
+            return resource_store.load_properties(
+                session, self.record.prop_data_id, self.core.encryptor
+            )
+
+    def _make_plugin(self, type_name: str, props: Mapping[str, Any] | None) -> Resource:
+        cls = self.core.plugins.get_class(type_name)
+        return cls(
+            self.name,
+            type_name,
+            props,
+            self._context(),
+            resource_id=self.record.physical_id,
+            metadata=self.record.metadata,
+        )
+
+    def _stored_plugin(self) -> Resource:
+        return self._make_plugin(self.record.resource_type, self._stored_properties())
+
+    def _hook_name(self, when: str) -> str | None:
+        what = _HOOK_ACTIONS.get(self.action)
+        if what is None or self.run.action == states.ROLLBACK or not self.run.hooks_enabled:
+            return None
+        hook = f"{when}-{what}"
+        return hook if self.run.bound.env.matches_hook(self.name, hook) else None
+
+    def _set_hook(self, hook: str) -> Step:
+        with self.core.db.session() as session:
+            resource_store.data_set(session, self.record.id, hook, "True")
+            write_event(session, self.record, f"{self.action} paused until Hook {hook} is cleared")
+        return Step(hook=hook)
+
+    def hook_pending(self, hook: str) -> bool:
+        with self.core.db.session() as session:
+            return resource_store.data_all(session, self.record.id).get(hook) == "True"
+
+    # --- steps ---------------------------------------------------------------------------
+
+    def start(self) -> Step:
+        """Hooks, then IN_PROGRESS and the plugin's handler."""
+        if self.action in (states.CREATE, states.UPDATE) and self.run.is_update_like:
+            decided = self._decide_update()
+            if decided is not None:
+                return decided
+        if self.action == states.DELETE and not self.record.exists:
+            self._noop = True
+            return Step(done=True)
+        hook = self._hook_name("pre")
+        if hook is not None:
+            return self._set_hook(hook)
+        return self._begin()
+
+    def after_hook(self) -> Step:
+        return self._begin()
+
+    def _decide_update(self) -> Step | None:
+        """For update-like traversals: nothing to do, update in place, or replace."""
+        plan = self.run.update_plan(self.record, self.name)
+        self._plan = plan
+        if plan.kind == "unchanged":
+            self._noop = True
+            if self.record.status == states.FAILED:
+                with self.core.db.session() as session:
+                    write_state(
+                        session,
+                        self.record,
+                        self.record.action,
+                        states.COMPLETE,
+                        "Update status to COMPLETE for FAILED resource neither update "
+                        "nor replace.",
+                    )
+            return Step(done=True)
+        if plan.kind == "create":
+            self.action = states.CREATE
+            return None
+        if plan.kind == "replace":
+            self._check_restricted("replace")
+            self.record = self.run.make_replacement(self.record, self.name)
+            self.action = states.CREATE
+            self._handler_action = states.CREATE
+            return None
+        self._check_restricted("update")
+        self.action = states.UPDATE
+        return None
+
+    def _check_restricted(self, what: str) -> None:
+        restricted = self.run.bound.env.restricted_actions(self.name)
+        if what in restricted:
+            reason = (
+                f"ResourceActionRestricted: resources.{self.name}: {what} is restricted "
+                f"for resource."
+            )
+            with self.core.db.session() as session:
+                write_state(session, self.record, states.UPDATE, states.FAILED, reason)
+            raise ResourceActionFailed(self.name, states.UPDATE, reason)
+
+    def _begin(self) -> Step:
+        action = self.action
+        self._handler_action = action
+        fields: dict[str, Any] = {"traversal_id": self.run.traversal_id, "step_cookie": None}
+        if action in (states.CREATE, states.ADOPT, states.UPDATE):
+            fields["requires"] = self.run.requires_ids(self.name)
+            self.record.requires = fields["requires"]
+        if action in (states.CREATE, states.ADOPT):
+            type_name = self.run.bound.resource_type(self.name)
+            props = self.run.bound.resolve_properties(self.name)
+            with self.core.db.session() as session:
+                fields["rsrc_prop_data_id"] = resource_store.store_properties(
+                    session, props, self.core.encryptor
+                )
+                fields["resource_type"] = type_name
+                write_state(session, self.record, action, states.IN_PROGRESS,
+                            "state changed", **fields)
+            self.plugin = self._make_plugin(type_name, props)
+        elif action == states.UPDATE:
+            with self.core.db.session() as session:
+                write_state(session, self.record, action, states.IN_PROGRESS,
+                            "state changed", **fields)
+            self.plugin = self._stored_plugin()
+        else:
+            with self.core.db.session() as session:
+                write_state(session, self.record, action, states.IN_PROGRESS,
+                            "state changed", **fields)
+            self.plugin = self._stored_plugin()
+        return self._handle()
+
+    def _handle(self) -> Step:
+        plugin = self.plugin
+        assert plugin is not None
+        action = self._handler_action
+        if action == states.DELETE:
+            policy = (self.record.definition or {}).get("deletion_policy", "Delete")
+            if self.run.abandoning or policy == "Retain":
+                return Step(done=True)
+            if policy == "Snapshot" and plugin.has_handler("snapshot_delete"):
+                handler = plugin.handle_snapshot_delete  # type: ignore[attr-defined]
+                cookie = handler((self.record.action, self.record.status))
+                return self._after_handler(cookie, check=False)
+        if action == states.CHECK and not plugin.has_handler("check"):
+            self._post_reason = f"CHECK not supported for {self.record.resource_type}"
+            return Step(done=True)
+        if action == states.CREATE:
+            external = self.run.external_id(self.name)
+            if external is not None:
+                plugin.resource_id_set(external)
+                return self._after_handler(None, check=False)
+        if action == states.UPDATE:
+            cookie = self._handle_update(plugin)
+        elif action == states.ADOPT:
+            cookie = plugin.handle_adopt(self.run.adopt_data(self.name))
+        elif plugin.has_handler(action.lower()):
+            cookie = getattr(plugin, f"handle_{action.lower()}")()
+        else:
+            cookie = None
+        return self._after_handler(cookie, check=plugin.has_check(action.lower()))
+
+    def _handle_update(self, plugin: Resource) -> Any:
+        plan = self._plan
+        new_props = self.run.bound.resolve_properties(self.name)
+        self._new_props = new_props
+        new_plugin = self._make_plugin(self.record.resource_type, new_props)
+        try:
+            return plugin.handle_update(new_plugin.properties, plan.prop_diff, plan.tmpl_diff)
+        except UpdateReplace:
+            raise NotSupported(
+                f"Resource {self.name} asked to be replaced in the middle of an update"
+            ) from None
+
+    def _after_handler(self, cookie: Any, *, check: bool) -> Step:
+        plugin = self.plugin
+        assert plugin is not None
+        fields: dict[str, Any] = {}
+        if plugin.resource_id != self.record.physical_id:
+            fields["physical_resource_id"] = plugin.resource_id
+            self.record.physical_id = plugin.resource_id
+        if not check:
+            # finish() follows at once and stores the physical id with the final state.
+            return Step(done=True)
+        fields["step_cookie"] = _jsonable(cookie)
+        with self.core.db.session() as session:
+            resource_store.set_fields(session, self.record.id, **fields)
+        return self.poll(cookie)
+
+    def poll(self, cookie: Any) -> Step:
+        plugin = self.plugin
+        assert plugin is not None
+        action = self._handler_action.lower()
+        try:
+            done = bool(getattr(plugin, f"check_{action}_complete")(cookie))
+        except PollDelay as delay:
+            return Step(cookie=cookie, delay=float(delay.seconds))
+        if plugin.resource_id != self.record.physical_id:
+            with self.core.db.session() as session:
+                resource_store.set_fields(
+                    session, self.record.id, physical_resource_id=plugin.resource_id
+                )
+            self.record.physical_id = plugin.resource_id
+        return Step(done=done, cookie=cookie)
+
+    def finish(self) -> Step:
+        """COMPLETE, attributes cached; then a post-hook if one is set."""
+        if self._noop:
+            return Step(done=True)
+        plugin = self.plugin
+        action = self.action
+        fields: dict[str, Any] = {
+            "step_cookie": None,
+            "physical_resource_id": self.record.physical_id,
+        }
+        reason = getattr(self, "_post_reason", "state changed")
+        if action == states.DELETE:
+            fields["attr_data"] = None
+        elif plugin is not None:
+            fields["attr_data"] = self._cache_attributes(plugin)
+            if action in (states.CREATE, states.UPDATE, states.ADOPT):
+                fields["definition"] = self.run.stored_definition(self.name)
+                fields["rsrc_metadata"] = self.run.bound.resolve_metadata(self.name)
+                fields["current_template_id"] = self.run.template_id
+        with self.core.db.session() as session:
+            if action == states.UPDATE and self._new_props is not None:
+                fields["rsrc_prop_data_id"] = resource_store.store_properties(
+                    session, self._new_props, self.core.encryptor
+                )
+            write_state(session, self.record, action, states.COMPLETE, reason, **fields)
+        hook = self._hook_name("post")
+        if hook is not None:
+            return self._set_hook(hook)
+        return Step(done=True)
+
+    def fail(self, exc: BaseException) -> str:
+        """The handler raised: FAILED with Heat's reason. Returns the reason."""
+        reason = failure_reason(self.name, exc)
+        if isinstance(exc, ResourceActionFailed) and self.record.status == states.FAILED:
+            return reason
+        with self.core.db.session() as session:
+            write_state(session, self.record, self.action, states.FAILED, reason,
+                        step_cookie=None)
+        return reason
+
+    def abort(self, cookie: Any, why: str) -> None:
+        """Cancelled (timeout, cancel, another failure): FAILED "<ACTION> aborted (why)"."""
+        self.cancel_event.set()
+        plugin = self.plugin
+        canceller = f"handle_{self._handler_action.lower()}_cancel"
+        if plugin is not None and hasattr(plugin, canceller):
+            try:
+                getattr(plugin, canceller)(cookie)
+            except Exception:
+                pass
+        if self.record.status != states.IN_PROGRESS:
+            return
+        reason = f"{self.action} aborted" + (f" ({why})" if why else "")
+        with self.core.db.session() as session:
+            write_state(session, self.record, self.action, states.FAILED, reason,
+                        step_cookie=None)
+
+    def node_data(self) -> NodeData:
+        return self.record.node_data()
+
+    def grace_period(self) -> float:
+        plugin = self.plugin
+        canceller = f"handle_{self._handler_action.lower()}_cancel"
+        if plugin is not None and hasattr(plugin, canceller):
+            return 0.0
+        return float(self.core.limits.error_wait_time)
+
+    def _cache_attributes(self, plugin: Resource) -> dict[str, Any]:
+        needed = self.run.bound.needed_attributes.get(self.name, set())
+        names = set(needed)
+        if ALL_ATTRIBUTES in names:
+            names.discard(ALL_ATTRIBUTES)
+            names |= set(type(plugin).attributes_schema) - {"show"}
+        attrs: dict[str, Any] = {}
+        for attr in sorted(names):
+            try:
+                attrs[attr] = plugin.get_attribute(attr)
+            except Exception:
+                attrs[attr] = None
+        return {"ref": plugin.get_reference_id(), "attrs": _jsonable(attrs)}
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain JSON data (the cookie and cached attributes are stored as JSON)."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [_jsonable(v) for v in value]
+    return str(value)

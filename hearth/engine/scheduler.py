@@ -1,0 +1,200 @@
+"""Run a dependency graph of units of work: a node starts the moment its requirements are done.
+
+No polling and no fixed pauses: completion of one node makes its dependants ready at once. On the
+first failure no new node starts; nodes already running get ``error_wait_time`` to finish (none,
+if they can be cancelled cleanly), then are cancelled. A deadline or an external stop request
+cancels what runs at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+
+
+class NotStarted(Exception):
+    """Raised by a node that found the graph stopping before it did anything."""
+
+
+class StopReason(enum.Enum):
+    FAILED = "failed"
+    TIMEOUT = "timeout"
+    CANCELLED = "cancelled"
+
+
+@dataclass
+class GraphResult(Generic[K]):
+    completed: set[K] = field(default_factory=set)
+    failed: dict[K, BaseException] = field(default_factory=dict)
+    # Nodes cancelled while running (timeout, stop request, or after the error grace period).
+    cancelled: set[K] = field(default_factory=set)
+    not_started: set[K] = field(default_factory=set)
+    stop: StopReason | None = None
+
+    @property
+    def success(self) -> bool:
+        return not self.failed and not self.cancelled and not self.not_started and not self.stop
+
+
+class StopSignal:
+    """How the outside world (a cancel, a delete) asks a running graph to stop."""
+
+    def __init__(self) -> None:
+        self._event = asyncio.Event()
+        self.reason: StopReason | None = None
+        self.message = ""
+
+    def request(self, reason: StopReason = StopReason.CANCELLED, message: str = "") -> None:
+        if self.reason is None:
+            self.reason, self.message = reason, message
+        self._event.set()
+
+    @property
+    def requested(self) -> bool:
+        return self._event.is_set()
+
+    async def wait(self) -> None:
+        await self._event.wait()
+
+
+class GraphRunner(Generic[K]):
+    """One traversal of a graph. ``requires[k]`` are the nodes that must be done before ``k``."""
+
+    def __init__(
+        self,
+        requires: Mapping[K, Iterable[K]],
+        run: Callable[[K], Awaitable[None]],
+        *,
+        already_done: Iterable[K] = (),
+        error_wait_time: float = 240.0,
+        grace_period: Callable[[K], float] | None = None,
+        deadline: float | None = None,
+        stop: StopSignal | None = None,
+        aggregate_failures: bool = False,
+    ) -> None:
+        self._requires = {k: set(v) for k, v in requires.items()}
+        self._run = run
+        self._error_wait = error_wait_time
+        self._grace = grace_period
+        self._deadline = deadline
+        self._stop = stop or StopSignal()
+        # Delete goes on with every branch a failure does not block (Heat aggregates there).
+        self._aggregate = aggregate_failures
+        self.result: GraphResult[K] = GraphResult()
+        self.result.completed.update(k for k in already_done if k in self._requires)
+        self._dependants: dict[K, set[K]] = {k: set() for k in self._requires}
+        self._waiting: dict[K, int] = {}
+        for node, reqs in self._requires.items():
+            unknown = reqs - self._requires.keys()
+            if unknown:
+                raise ValueError(f"{node!r} requires unknown nodes {sorted(map(str, unknown))}")
+            for req in reqs:
+                self._dependants[req].add(node)
+            self._waiting[node] = len(reqs - self.result.completed)
+
+    @property
+    def stopping(self) -> bool:
+        """True once no new node may start (a failure, a timeout or a stop request)."""
+        return self.result.stop is not None
+
+    async def run(self) -> GraphResult[K]:
+        loop = asyncio.get_running_loop()
+        running: dict[asyncio.Task[None], K] = {}
+        # Finished tasks arrive here one by one: O(1) per completion, whatever runs meanwhile.
+        finished: asyncio.Queue[asyncio.Task[None] | None] = asyncio.Queue()
+        ready = [
+            k for k, n in self._waiting.items() if n == 0 and k not in self.result.completed
+        ]
+        blocked: set[K] = set()
+        stop_task = asyncio.ensure_future(self._stop.wait())
+        stop_task.add_done_callback(lambda _: finished.put_nowait(None))
+        grace_deadline: float | None = None
+        try:
+            while True:
+                if self._stop.requested and self.result.stop is None:
+                    self.result.stop = self._stop.reason or StopReason.CANCELLED
+                    self._cancel_all(running)
+                if not self.stopping or (self._aggregate and self.result.stop is StopReason.FAILED):
+                    for node in ready:
+                        if node not in blocked:
+                            task = asyncio.ensure_future(self._run(node))
+                            task.add_done_callback(finished.put_nowait)
+                            running[task] = node
+                    ready = []
+                if not running:
+                    break
+                timeout = self._next_timeout(loop.time(), grace_deadline)
+                if timeout is not None and timeout <= 0:
+                    if self._deadline is not None and loop.time() >= self._deadline:
+                        self.result.stop = self.result.stop or StopReason.TIMEOUT
+                    self._cancel_all(running)
+                    timeout = None
+                try:
+                    done = await asyncio.wait_for(finished.get(), timeout)
+                except TimeoutError:
+                    continue
+                if done is None or done not in running:
+                    continue
+                node = running.pop(done)
+                ready.extend(self._finish(node, done))
+                if node in self.result.failed:
+                    blocked |= self._all_dependants(node)
+                    if self.result.stop is None:
+                        self.result.stop = StopReason.FAILED
+                        grace_deadline = None if self._aggregate else loop.time() + max(
+                            (self._grace_for(k) for k in running.values()), default=0.0
+                        )
+        finally:
+            stop_task.cancel()
+        self.result.not_started |= (
+            set(self._requires)
+            - self.result.completed
+            - self.result.failed.keys()
+            - self.result.cancelled
+        )
+        return self.result
+
+    def _grace_for(self, node: K) -> float:
+        return self._grace(node) if self._grace is not None else self._error_wait
+
+    def _next_timeout(self, now: float, grace_deadline: float | None) -> float | None:
+        candidates = [t for t in (self._deadline, grace_deadline) if t is not None]
+        return min(candidates) - now if candidates else None
+
+    def _cancel_all(self, running: Mapping[asyncio.Task[None], K]) -> None:
+        for task in running:
+            task.cancel()
+
+    def _finish(self, node: K, task: asyncio.Task[None]) -> list[K]:
+        if task.cancelled():
+            self.result.cancelled.add(node)
+            return []
+        exc = task.exception()
+        if isinstance(exc, NotStarted):
+            self.result.not_started.add(node)
+            return []
+        if exc is not None:
+            self.result.failed[node] = exc
+            return []
+        self.result.completed.add(node)
+        newly = []
+        for dep in self._dependants[node]:
+            self._waiting[dep] -= 1
+            if self._waiting[dep] == 0:
+                newly.append(dep)
+        return newly
+
+    def _all_dependants(self, node: K) -> set[K]:
+        out: set[K] = set()
+        todo = [node]
+        while todo:
+            for dep in self._dependants[todo.pop()]:
+                if dep not in out:
+                    out.add(dep)
+                    todo.append(dep)
+        return out

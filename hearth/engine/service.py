@@ -1,0 +1,414 @@
+"""The engine's interface: one method per Heat engine RPC call that changes stacks.
+
+Every method checks its request, writes what must be written before the caller gets an answer
+(the stack row, its IN_PROGRESS state, the lock) and returns at once; the action itself runs in
+the engine's event loop. Read-only calls live in ``reader.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from hearth.common.context import RequestContext
+from hearth.common.errors import (
+    EntityNotFound,
+    HearthError,
+    Invalid,
+    NotSupported,
+    RequestLimitExceeded,
+    StackExists,
+    StackValidationFailed,
+)
+from hearth.common.identifier import Identity
+from hearth.engine import locking, states
+from hearth.engine.action_run import RunSpec, begin_stack_action
+from hearth.engine.actions import ActionManager
+from hearth.engine.core import EngineCore
+from hearth.engine.records import ResourceRecord
+from hearth.engine.requests import ActionArgs, StackRequest, check_stack_name
+from hearth.engine.stack_builder import BoundStack, StackSource, source_from_request
+from hearth.store import locks as lock_store
+from hearth.store import resources as resource_store
+from hearth.store import stacks as stack_store
+from hearth.store.models import Stack as StackRow
+from hearth.template.env_merge import merge_environments, patch_environment
+from hearth.template.parameters import StackIdentity, check_immutable_parameters
+from hearth.template.template import Template
+from hearth.template.validate import parameter_types
+
+
+def _wrap_validation(exc: HearthError) -> HearthError:
+    """Heat reports every fault found while validating a new stack as StackValidationFailed."""
+    if isinstance(exc, StackValidationFailed | RequestLimitExceeded | StackExists):
+        return exc
+    return StackValidationFailed(str(exc))
+
+
+class StackService:
+    """Create, update, delete and the other stack actions."""
+
+    def __init__(self, core: EngineCore, actions: ActionManager) -> None:
+        self.core = core
+        self.actions = actions
+
+    # --- lookup --------------------------------------------------------------------------
+
+    def _stack(
+        self, session: Session, ctx: RequestContext, identity: Mapping[str, Any]
+    ) -> StackRow:
+        stack_id = str(identity.get("stack_id", ""))
+        row = stack_store.get_stack(session, stack_id, show_deleted=True)
+        if (
+            row is None
+            or (row.tenant != ctx.project_id and not ctx.is_admin)
+            or (identity.get("stack_name") and row.name != identity["stack_name"])
+            or row.deleted_at is not None
+        ):
+            raise EntityNotFound("Stack", str(identity.get("stack_name") or stack_id))
+        return row
+
+    def _identity(self, row: StackRow) -> dict[str, str]:
+        return Identity(row.tenant or "", row.name, row.id).as_dict()
+
+    def _bind(
+        self, source: StackSource, tenant: str, name: str, stack_id: str,
+        nodes: dict[str, Any] | None = None,
+    ) -> BoundStack:
+        return BoundStack(
+            source,
+            StackIdentity(tenant, name, stack_id),
+            plugins=self.core.plugins,
+            global_env=self.core.global_env,
+            nodes=nodes,
+        )
+
+    def _check_resource_count(self, bound: BoundStack) -> None:
+        limit = self.core.limits.max_resources_per_stack
+        if limit != -1 and len(bound.template.resources_section) > limit:
+            raise RequestLimitExceeded("Maximum resources per stack exceeded.")
+
+    def _hidden_params(self, bound: BoundStack) -> list[str]:
+        return [name for name in bound.params.declared_names
+                if bound.params.parameter(name).hidden]
+
+    # --- create --------------------------------------------------------------------------
+
+    def create_stack(
+        self,
+        ctx: RequestContext,
+        stack_name: str,
+        template: Mapping[str, Any] | str | None,
+        params: Mapping[str, Any] | None = None,
+        files: Mapping[str, Any] | None = None,
+        args: Mapping[str, Any] | None = None,
+        environment: Mapping[str, Any] | str | None = None,
+        environment_files: Sequence[str] | None = None,
+        *,
+        owner_id: str | None = None,
+        nested_depth: int = 0,
+        parent_resource_name: str | None = None,
+    ) -> dict[str, str]:
+        check_stack_name(stack_name)
+        opts = ActionArgs.parse(args)
+        action = states.CREATE
+        adopt_data: dict[str, Any] = {}
+        if opts.adopt_stack_data is not None:
+            if not self.core.limits.enable_stack_adopt:
+                raise NotSupported("Stack Adopt")
+            adopt_data = _adopt_payload(opts.adopt_stack_data)
+            template = adopt_data.get("template")
+            action = states.ADOPT
+        with self.core.db.session() as session:
+            if stack_store.name_taken(session, ctx.project_id, stack_name):
+                raise StackExists(stack_name)
+            limit = self.core.limits.max_stacks_per_tenant
+            if not ctx.is_admin and limit >= 0 and owner_id is None:
+                count = stack_store.count_top_level(session, ctx.project_id)
+                if count >= limit:
+                    raise RequestLimitExceeded(
+                        f"You have reached the maximum stacks per tenant, {limit}. "
+                        "Please delete some stacks."
+                    )
+        stack_id = str(uuid.uuid4())
+        bound = self.new_bound(
+            ctx, stack_name, stack_id,
+            StackRequest(template, params, files, environment, environment_files),
+        )
+        source = bound.source
+        disable_rollback = True if opts.disable_rollback is None else opts.disable_rollback
+        with self.core.db.session() as session:
+            if stack_store.name_taken(session, ctx.project_id, stack_name):
+                raise StackExists(stack_name)
+            template_id = stack_store.store_template(
+                session, source.template, source.files, source.environment,
+                self._hidden_params(bound), self.core.encryptor,
+            )
+            stack_store.create_stack(
+                session,
+                tags=opts.tags or [],
+                id=stack_id,
+                name=stack_name,
+                raw_template_id=template_id,
+                username=ctx.username,
+                tenant=ctx.project_id,
+                owner_id=owner_id,
+                parent_resource_name=parent_resource_name,
+                timeout=opts.timeout_mins,
+                disable_rollback=disable_rollback,
+                nested_depth=nested_depth,
+                action=action,
+                status=states.IN_PROGRESS,
+                status_reason="",
+            )
+            resource_store.insert_many(
+                session,
+                (
+                    {
+                        "uuid": str(uuid.uuid4()),
+                        "name": name,
+                        "stack_id": stack_id,
+                        "root_stack_id": stack_id,
+                        "action": states.INIT,
+                        "status": states.COMPLETE,
+                        "status_reason": "",
+                        "resource_type": defn.type,
+                        "requires": [],
+                        "atomic_key": 0,
+                    }
+                    for name, defn in bound.resources.items()
+                ),
+            )
+            locking.acquire(self.core, session, stack_id, stack_name, action)
+            begin_stack_action(session, stack_id, stack_name, action)
+        spec = RunSpec(action, adopt_data=adopt_data, rollback=not disable_rollback)
+        self.actions.launch(stack_id, spec)
+        return Identity(ctx.project_id, stack_name, stack_id).as_dict()
+
+    # --- update --------------------------------------------------------------------------
+
+    def _new_source(self, req: StackRequest) -> StackSource:
+        return source_from_request(
+            req.template, params=req.params, files=req.files, environment=req.environment,
+            environment_files=req.environment_files, global_env=self.core.global_env,
+        )
+
+    def new_bound(self, ctx: RequestContext, name: str, stack_id: str,
+                  req: StackRequest) -> BoundStack:
+        """A new stack's definition, validated as Heat validates before a create."""
+        try:
+            bound = self._bind(self._new_source(req), ctx.project_id, name, stack_id)
+            bound.validate()
+            self._check_resource_count(bound)
+        except HearthError as exc:
+            raise _wrap_validation(exc) from None
+        return bound
+
+    def _updated_source(
+        self, session: Session, row: StackRow, req: StackRequest, opts: ActionArgs
+    ) -> tuple[StackSource, StackSource]:
+        """(current source, new source), with PATCH (``existing``) semantics when asked."""
+        template, params, files = req.template, req.params, req.files
+        environment, environment_files = req.environment, req.environment_files
+        cur_tmpl, cur_files, cur_env = stack_store.load_template(
+            session, row.raw_template_id, self.core.encryptor
+        )
+        current = StackSource(cur_tmpl, cur_files, cur_env)
+        if not opts.existing:
+            return current, self._new_source(req)
+        new_files = {**cur_files, **{k: v for k, v in (files or {}).items() if isinstance(v, str)}}
+        if template is None:
+            if row.status != states.COMPLETE and row.prev_raw_template_id is not None:
+                prev_tmpl, _, _ = stack_store.load_template(
+                    session, row.prev_raw_template_id, self.core.encryptor
+                )
+                template = prev_tmpl
+            else:
+                template = cur_tmpl
+        request = source_from_request(
+            template, params=params, files=new_files, environment=environment,
+            environment_files=None, global_env=self.core.global_env,
+        )
+        env_doc = {k: v for k, v in request.environment.items() if k != "encrypted_param_names"}
+        tmpl = Template(request.template, new_files)
+        merge_environments(environment_files, new_files, env_doc,
+                           parameter_types(tmpl, new_files))
+        env = patch_environment(
+            cur_env, env_doc, list(tmpl.parameters_section or {}), opts.clear_parameters,
+            global_env=self.core.global_env,
+        )
+        return current, StackSource(request.template, new_files, env.env_as_dict())
+
+    def prepare_update(
+        self, session: Session, row: StackRow, req: StackRequest, opts: ActionArgs
+    ) -> tuple[BoundStack, BoundStack]:
+        """(current, new) definitions of an update, the new one validated."""
+        if row.action == states.SUSPEND:
+            raise NotSupported("Updating a stack when it is suspended")
+        if row.action == states.DELETE:
+            raise NotSupported("Updating a stack when it is deleting")
+        current_src, new_src = self._updated_source(session, row, req, opts)
+        records = [ResourceRecord.from_row(r) for r in resource_store.of_stack(session, row.id)]
+        nodes = {
+            r.name: r.node_data() for r in records
+            if r.replaced_by is None and r.exists
+        }
+        tenant = row.tenant or ""
+        current = self._bind(current_src, tenant, row.name, row.id, nodes)
+        new = self._bind(new_src, tenant, row.name, row.id, dict(nodes))
+        self._check_resource_count(new)
+        check_immutable_parameters(current.params, new.params)
+        try:
+            new.validate()
+        except StackValidationFailed:
+            raise
+        except HearthError as exc:
+            raise StackValidationFailed(str(exc)) from None
+        return current, new
+
+    def update_stack(
+        self,
+        ctx: RequestContext,
+        stack_identity: Mapping[str, Any],
+        template: Mapping[str, Any] | str | None,
+        params: Mapping[str, Any] | None = None,
+        files: Mapping[str, Any] | None = None,
+        args: Mapping[str, Any] | None = None,
+        environment: Mapping[str, Any] | str | None = None,
+        environment_files: Sequence[str] | None = None,
+    ) -> dict[str, str]:
+        opts = ActionArgs.parse(args)
+        with self.core.db.session() as session:
+            row = self._stack(session, ctx, stack_identity)
+            req = StackRequest(template, params, files, environment, environment_files)
+            _, new = self.prepare_update(session, row, req, opts)
+            locking.acquire(self.core, session, row.id, row.name, row.action or states.UPDATE)
+            new_template_id = stack_store.store_template(
+                session, new.source.template, new.source.files, new.source.environment,
+                self._hidden_params(new), self.core.encryptor,
+            )
+            old_prev = row.prev_raw_template_id
+            fields: dict[str, Any] = {
+                "raw_template_id": new_template_id,
+                "prev_raw_template_id": row.raw_template_id,
+            }
+            if opts.timeout_mins is not None or not opts.existing:
+                fields["timeout"] = opts.timeout_mins if opts.timeout_mins else row.timeout
+            if opts.disable_rollback is not None:
+                fields["disable_rollback"] = opts.disable_rollback
+            stack_store.set_fields(session, row.id, **fields)
+            if opts.tags is not None:
+                stack_store.set_tags(session, row, opts.tags)
+            if old_prev is not None and old_prev != row.raw_template_id:
+                stack_store.delete_template(session, old_prev)
+            rollback = not (
+                opts.disable_rollback if opts.disable_rollback is not None
+                else row.disable_rollback
+            )
+            begin_stack_action(session, row.id, row.name, states.UPDATE)
+            identity = self._identity(row)
+        self.actions.launch(row.id, RunSpec(states.UPDATE, rollback=rollback))
+        return identity
+
+    # --- delete --------------------------------------------------------------------------
+
+    def delete_stack(self, ctx: RequestContext, stack_identity: Mapping[str, Any]) -> None:
+        with self.core.db.session() as session:
+            row = self._stack(session, ctx, stack_identity)
+            stack_id, name = row.id, row.name
+            holder = locking.holder_alive(self.core, session, stack_id)
+        if holder == self.core.engine_id and self.actions.get(stack_id) is not None:
+            run = self.actions.get(stack_id)
+            if run is not None and self.actions.after_current(
+                stack_id, lambda: self._delete_when_free(stack_id, name)
+            ):
+                run.request_cancel(rollback=False)
+                return
+        if holder is not None and holder != self.core.engine_id:
+            with self.core.db.session() as session:
+                lock_store.post_message(session, stack_id, "cancel")
+            self.core.workers.submit(self._await_lock_then_delete(stack_id, name))
+            return
+        self._delete_when_free(stack_id, name)
+
+    def _delete_when_free(self, stack_id: str, name: str) -> None:
+        with self.core.db.session() as session:
+            if lock_store.holder(session, stack_id) != self.core.engine_id:
+                locking.acquire(self.core, session, stack_id, name, states.DELETE)
+            begin_stack_action(session, stack_id, name, states.DELETE)
+        self.actions.launch(stack_id, RunSpec(states.DELETE))
+
+    async def _await_lock_then_delete(self, stack_id: str, name: str) -> None:
+        delay = 0.05
+        while True:
+            try:
+                await self.core.workers.call(self._delete_when_free, stack_id, name)
+                return
+            except HearthError:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 2.0)
+
+    # --- simple actions ------------------------------------------------------------------
+
+    def _simple_action(
+        self, ctx: RequestContext, stack_identity: Mapping[str, Any], action: str
+    ) -> None:
+        with self.core.db.session() as session:
+            row = self._stack(session, ctx, stack_identity)
+            if action == states.RESUME and (row.action, row.status) not in (
+                (states.SUSPEND, states.COMPLETE),
+                (states.RESUME, states.FAILED),
+                (states.RESUME, states.COMPLETE),
+            ):
+                raise NotSupported(f"Resuming a stack in state {row.action}_{row.status}")
+            locking.acquire(self.core, session, row.id, row.name, row.action or action)
+            begin_stack_action(session, row.id, row.name, action)
+        self.actions.launch(row.id, RunSpec(action))
+
+    def stack_suspend(self, ctx: RequestContext, stack_identity: Mapping[str, Any]) -> None:
+        self._simple_action(ctx, stack_identity, states.SUSPEND)
+
+    def stack_resume(self, ctx: RequestContext, stack_identity: Mapping[str, Any]) -> None:
+        self._simple_action(ctx, stack_identity, states.RESUME)
+
+    def stack_check(self, ctx: RequestContext, stack_identity: Mapping[str, Any]) -> None:
+        self._simple_action(ctx, stack_identity, states.CHECK)
+
+    def stack_cancel_update(
+        self,
+        ctx: RequestContext,
+        stack_identity: Mapping[str, Any],
+        cancel_with_rollback: bool = True,
+    ) -> None:
+        with self.core.db.session() as session:
+            row = self._stack(session, ctx, stack_identity)
+            state = (row.action, row.status)
+            allowed = [(states.UPDATE, states.IN_PROGRESS)]
+            if not cancel_with_rollback:
+                allowed.append((states.CREATE, states.IN_PROGRESS))
+            if state not in allowed:
+                raise NotSupported(f"Cancelling update when stack is {row.action}_{row.status}")
+            holder = locking.holder_alive(self.core, session, row.id)
+            message = "cancel_with_rollback" if cancel_with_rollback else "cancel"
+            if holder is not None and holder != self.core.engine_id:
+                lock_store.post_message(session, row.id, message)
+                return
+        run = self.actions.get(row.id)
+        if run is not None:
+            run.request_cancel(rollback=cancel_with_rollback)
+
+
+def _adopt_payload(data: Any) -> dict[str, Any]:
+    if isinstance(data, str):
+        try:
+            data = json.loads(data)
+        except ValueError as exc:
+            raise Invalid(f"Invalid adopt data: {exc}") from None
+    if not isinstance(data, Mapping) or not isinstance(data.get("template"), Mapping):
+        raise Invalid("Invalid adopt data: it must be a JSON object with a template")
+    return dict(data)

@@ -1,0 +1,179 @@
+"""Signals to resources (hooks cleared, plugin signals) and mark-unhealthy."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from hearth.common.context import RequestContext
+from hearth.common.errors import (
+    ActionInProgress,
+    Invalid,
+    InvalidBreakPointHook,
+    NotSupported,
+    PhysicalResourceIDAmbiguity,
+    ResourceNotFound,
+)
+from hearth.engine import states
+from hearth.engine.actions import ActionManager
+from hearth.engine.core import EngineCore
+from hearth.engine.plugin_context import EngineResourceContext
+from hearth.engine.records import ResourceRecord, write_event, write_state
+from hearth.engine.resource_task import failure_reason
+from hearth.engine.service import StackService
+from hearth.resources.exceptions import NoActionRequired, ResourceActionNotSupported
+from hearth.store import events as event_store
+from hearth.store import resources as resource_store
+from hearth.store.models import Stack as StackRow
+from hearth.template.registry import HOOK_TYPES
+
+
+class ResourceSignals:
+    def __init__(self, core: EngineCore, actions: ActionManager, stacks: StackService) -> None:
+        self.core = core
+        self.actions = actions
+        self.stacks = stacks
+
+    def _current(self, session: Session, row: StackRow, name: str) -> ResourceRecord | None:
+        found = None
+        for res in resource_store.of_stack(session, row.id):
+            if res.name == name and res.replaced_by is None:
+                if found is None or res.id > found.id:
+                    found = res
+        return ResourceRecord.from_row(found) if found is not None else None
+
+    def _label(self, record: ResourceRecord, row: StackRow) -> str:
+        rid = f" [{record.physical_id}]" if record.physical_id else ""
+        return f'{record.resource_type} "{record.name}"{rid} Stack "{row.name}" [{row.id}]'
+
+    def resource_signal(
+        self,
+        ctx: RequestContext,
+        stack_identity: Mapping[str, Any],
+        resource_name: str,
+        details: Any,
+        sync_call: bool = False,
+    ) -> Any:
+        with self.core.db.session() as session:
+            row = self.stacks._stack(session, ctx, stack_identity)
+            record = self._current(session, row, resource_name)
+            if record is None:
+                raise ResourceNotFound(resource_name, row.name)
+            if isinstance(details, Mapping) and "unset_hook" in details:
+                return self._unset_hook(session, row, record, str(details["unset_hook"]))
+        return self._plugin_signal(row, record, details)
+
+    def _unset_hook(
+        self, session: Session, row: StackRow, record: ResourceRecord, hook: str
+    ) -> None:
+        if hook not in HOOK_TYPES:
+            raise InvalidBreakPointHook(
+                f'Invalid hook type "{hook}" for {self._label(record, row)}'
+            )
+        data = resource_store.data_all(session, record.id)
+        if data.get(hook) != "True":
+            raise InvalidBreakPointHook(
+                f'The "{hook}" hook is not defined on {self._label(record, row)}'
+            )
+        resource_store.data_delete(session, record.id, hook)
+        write_event(session, record, f"Hook {hook} is cleared")
+        run = self.actions.get(row.id)
+        if run is not None:
+            self.core.workers.call_soon(lambda: run.wake_hook(record.name))
+
+    def _plugin_signal(self, row: StackRow, record: ResourceRecord, details: Any) -> Any:
+        cls = self.core.plugins.get_class(record.resource_type)
+        if not cls.has_handler("signal"):
+            raise ResourceActionNotSupported("signal")
+        try:
+            cls.check_signal_allowed(record.action)
+        except NotSupported:
+            with self.core.db.session() as session:
+                write_event(session, record, f"Cannot signal resource during {record.action}")
+            raise
+        with self.core.db.session() as session:
+            props = resource_store.load_properties(
+                session, record.prop_data_id, self.core.encryptor
+            )
+        plugin = cls(
+            record.name,
+            record.resource_type,
+            props,
+            EngineResourceContext(
+                self.core, record, stack_name=row.name, tenant=row.tenant or "",
+                action=row.action or "",
+            ),
+            resource_id=record.physical_id,
+            metadata=record.metadata,
+        )
+        try:
+            reason = plugin.signal(details)
+        except NoActionRequired:
+            return None
+        except Exception as exc:
+            reason = failure_reason(record.name, exc)
+            with self.core.db.session() as session:
+                write_state(session, record, record.action, states.FAILED, reason)
+            raise
+        with self.core.db.session() as session:
+            event_store.add(
+                session,
+                record.stack_id,
+                resource_name=record.name,
+                action=states.SIGNAL,
+                status=record.status,
+                reason=reason,
+                physical_resource_id=record.physical_id,
+                resource_type=record.resource_type,
+            )
+        return None
+
+    def resource_mark_unhealthy(
+        self,
+        ctx: RequestContext,
+        stack_identity: Mapping[str, Any],
+        resource_name: str,
+        mark_unhealthy: Any,
+        resource_status_reason: str | None = None,
+    ) -> None:
+        if not isinstance(mark_unhealthy, bool):
+            raise Invalid("mark_unhealthy is not a boolean")
+        reason = resource_status_reason or "state changed by resource_mark_unhealthy api"
+        with self.core.db.session() as session:
+            row = self.stacks._stack(session, ctx, stack_identity)
+            record = self._find(session, row, resource_name)
+            if self.actions.get(row.id) is not None and record.status == states.IN_PROGRESS:
+                raise ActionInProgress(row.name, row.action or "")
+            if mark_unhealthy:
+                if record.action != states.DELETE:
+                    write_state(session, record, states.CHECK, states.FAILED, reason)
+                return
+            if record.state != (states.CHECK, states.FAILED):
+                return
+        cls = self.core.plugins.get_class(record.resource_type)
+        if cls.has_handler("metadata_reset"):
+            plugin = cls(
+                record.name, record.resource_type, None,
+                EngineResourceContext(self.core, record, stack_name=row.name,
+                                      tenant=row.tenant or "", action=row.action or ""),
+                resource_id=record.physical_id, metadata=record.metadata,
+            )
+            plugin.handle_metadata_reset()
+        with self.core.db.session() as session:
+            write_state(session, record, states.CHECK, states.COMPLETE, reason)
+
+    def _find(self, session: Session, row: StackRow, name: str) -> ResourceRecord:
+        record = self._current(session, row, name)
+        if record is not None:
+            return record
+        matches = [
+            r for r in resource_store.by_physical_id(session, name)
+            if r.stack_id == row.id and r.replaced_by is None
+        ]
+        if len(matches) > 1:
+            raise PhysicalResourceIDAmbiguity(name)
+        if not matches:
+            raise ResourceNotFound(name, row.name)
+        return ResourceRecord.from_row(matches[0])

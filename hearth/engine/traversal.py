@@ -1,0 +1,78 @@
+"""The graph of one stack action: which units of work there are and what each waits for.
+
+A node is ``("u", name)``, bringing the resource ``name`` to the action's target state, or
+``("c", row_id)``, cleaning up (deleting) one resource row. The graph is stored with the stack
+(``current_deps``) so that another engine can continue the action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from hearth.engine.records import ResourceRecord
+
+Node = tuple[str, Any]
+
+
+def forward(graph: Mapping[str, Iterable[str]]) -> dict[Node, set[Node]]:
+    """Create, adopt, resume, check, snapshot: a resource after what it needs."""
+    return {("u", name): {("u", dep) for dep in deps} for name, deps in graph.items()}
+
+
+def reverse_rows(records: Iterable[ResourceRecord], kind: str = "c") -> dict[Node, set[Node]]:
+    """Delete, suspend: a resource before what it needs (from each row's stored requires)."""
+    rows = list(records)
+    ids = {r.id for r in rows}
+    out: dict[Node, set[Node]] = {(kind, r.id): set() for r in rows}
+    for row in rows:
+        for req in row.requires:
+            if req in ids and req != row.id:
+                out[(kind, req)].add((kind, row.id))
+    return out
+
+
+def stored_forward(records: Iterable[ResourceRecord]) -> dict[Node, set[Node]]:
+    """Resume/check/snapshot over stored rows: a resource after the rows it requires."""
+    rows = list(records)
+    by_id = {r.id: r for r in rows}
+    return {
+        ("u", r.name): {("u", by_id[q].name) for q in r.requires if q in by_id and q != r.id}
+        for r in rows
+    }
+
+
+def update(
+    new_graph: Mapping[str, Iterable[str]],
+    current: Mapping[str, ResourceRecord],
+    leftovers: Iterable[ResourceRecord],
+) -> dict[Node, set[Node]]:
+    """Update-like actions (update, rollback, restore), first phase.
+
+    Every resource of the new template is updated after what it needs in the new template.
+    Rows not kept (resources removed from the template, replaced rows left from earlier) are
+    deleted in reverse order of their stored dependencies, and only after every kept resource
+    that used to depend on them has been updated away from them.
+    """
+    nodes = forward(new_graph)
+    old_rows = list(leftovers)
+    nodes.update(reverse_rows(old_rows))
+    old_ids = {r.id for r in old_rows}
+    for name, record in current.items():
+        if ("u", name) not in nodes:
+            continue
+        for req in record.requires:
+            if req in old_ids:
+                nodes[("c", req)].add(("u", name))
+    return nodes
+
+
+def to_json(nodes: Mapping[Node, Iterable[Node]]) -> list[list[Any]]:
+    return [[list(node), [list(r) for r in reqs]] for node, reqs in nodes.items()]
+
+
+def from_json(data: Iterable[Any]) -> dict[Node, set[Node]]:
+    out: dict[Node, set[Node]] = {}
+    for node, reqs in data:
+        out[(node[0], node[1])] = {(r[0], r[1]) for r in reqs}
+    return out

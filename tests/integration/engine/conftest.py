@@ -1,0 +1,109 @@
+"""An engine per test, on SQLite and on the real PostgreSQL, with helpers to drive it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from hearth.common.config import load_config
+from hearth.common.context import RequestContext
+from hearth.engine.engine import Engine
+from hearth.store import events as event_store
+from hearth.store import resources as resource_store
+from hearth.store import stacks as stack_store
+from tests.integration.conftest import DatabaseFactory
+
+KEY = "an encryption key that is long enough for tests"
+CTX = RequestContext(project_id="tenant-a", user_id="user-a", username="alice")
+
+
+def make_engine(url: str, **overrides: Any) -> Engine:
+    settings: dict[str, Any] = {
+        "auth_encryption_key": KEY,
+        "heartbeat_interval": 0.5,
+        "error_wait_time": 5,
+        "enable_stack_abandon": True,
+        "enable_stack_adopt": True,
+    }
+    settings.update(overrides)
+    conf = load_config(
+        overrides=[("connection", "database", url)]
+        + [(k, None, v) for k, v in settings.items()]
+    )
+    engine = Engine.from_config(conf)
+    engine.start()
+    return engine
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine_url(request: pytest.FixtureRequest, database_factory: DatabaseFactory) -> Iterator[str]:
+    url = database_factory.new(request.param)
+    yield url
+    database_factory.discard(url)
+
+
+@pytest.fixture
+def engine_factory(engine_url: str) -> Iterator[Callable[..., Engine]]:
+    engines: list[Engine] = []
+
+    def factory(**overrides: Any) -> Engine:
+        engine = make_engine(engine_url, **overrides)
+        engines.append(engine)
+        return engine
+
+    yield factory
+    for engine in engines:
+        engine.stop()
+
+
+@pytest.fixture
+def engine(engine_factory: Callable[..., Engine]) -> Engine:
+    return engine_factory()
+
+
+def wait_state(
+    engine: Engine,
+    identity: dict[str, str],
+    *,
+    timeout: float = 30.0,
+    until: Callable[[str, str], bool] | None = None,
+) -> tuple[str, str, str]:
+    """Wait until the stack is no longer IN_PROGRESS (or ``until(action, status)``)."""
+    deadline = time.monotonic() + timeout
+    done = until or (lambda action, status: status != "IN_PROGRESS")
+    while True:
+        with engine.core.db.session() as session:
+            row = stack_store.get_stack(session, identity["stack_id"])
+            assert row is not None
+            state = (row.action or "", row.status or "", row.status_reason or "")
+        if done(state[0], state[1]) and (until is not None or engine.actions.get(
+            identity["stack_id"]) is None):
+            return state
+        if time.monotonic() > deadline:
+            raise AssertionError(f"stack still {state} after {timeout}s")
+        time.sleep(0.02)
+
+
+def resources(engine: Engine, identity: dict[str, str]) -> dict[str, Any]:
+    """name -> row of the current (not replaced) resources."""
+    with engine.core.db.session() as session:
+        rows = resource_store.of_stack(session, identity["stack_id"])
+        return {r.name: r for r in rows if r.replaced_by is None}
+
+
+def events(engine: Engine, identity: dict[str, str]) -> list[tuple[str, str, str, str]]:
+    with engine.core.db.session() as session:
+        rows = event_store.list_events(session, [identity["stack_id"]])
+        return [
+            (e.resource_name or "", e.resource_action or "", e.resource_status or "",
+             e.resource_status_reason or "")
+            for e in rows
+        ]
+
+
+def stack_row(engine: Engine, identity: dict[str, str]) -> Any:
+    with engine.core.db.session() as session:
+        return stack_store.get_stack(session, identity["stack_id"])

@@ -1,0 +1,177 @@
+"""Hooks, cancel, timeouts, restricted actions, signals, snapshots, abandon/adopt."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+
+from hearth.common.errors import InvalidBreakPointHook, NotSupported
+from hearth.engine.engine import Engine
+from hearth.store import resources as resource_store
+from hearth.store.models import RawTemplate, ResourcePropertiesData
+from tests.integration.engine.conftest import CTX, events, resources, stack_row, wait_state
+from tests.integration.engine.test_lifecycle import TWO, create, rsrc, template
+
+
+def wait_for(check: Any, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached")
+        time.sleep(0.02)
+
+
+def test_pre_create_hook_pauses_until_signalled(engine: Engine) -> None:
+    env = {"resource_registry": {"resources": {"second": {"hooks": "pre-create"}}}}
+    identity = create(engine, TWO, environment=env)
+    wait_for(lambda: any("paused until Hook" in e[3] for e in events(engine, identity)))
+    rows = resources(engine, identity)
+    assert (rows["first"].action, rows["first"].status) == ("CREATE", "COMPLETE")
+    assert rows["second"].action == "INIT"
+    assert stack_row(engine, identity).status == "IN_PROGRESS"
+    with pytest.raises(InvalidBreakPointHook, match='"pre-update" hook is not defined'):
+        engine.resource_signal(CTX, identity, "second", {"unset_hook": "pre-update"})
+    engine.resource_signal(CTX, identity, "second", {"unset_hook": "pre-create"})
+    assert wait_state(engine, identity)[:2] == ("CREATE", "COMPLETE")
+    reasons = [e[3] for e in events(engine, identity) if e[0] == "second"]
+    assert "CREATE paused until Hook pre-create is cleared" in reasons
+    assert "Hook pre-create is cleared" in reasons
+
+
+def test_wildcard_hook_names(engine: Engine) -> None:
+    env = {"resource_registry": {"resources": {"sec*": {"hooks": ["pre-create"]}}}}
+    identity = create(engine, TWO, environment=env)
+    wait_for(lambda: any("paused until Hook" in e[3] for e in events(engine, identity)))
+    engine.resource_signal(CTX, identity, "second", {"unset_hook": "pre-create"})
+    assert wait_state(engine, identity)[:2] == ("CREATE", "COMPLETE")
+
+
+def test_stack_timeout_fails_the_stack(engine_factory: Any) -> None:
+    engine = engine_factory(stack_action_timeout=1)
+    identity = create(engine, template({"slow": rsrc(wait_secs=120)}))
+    action, status, reason = wait_state(engine, identity)
+    assert (action, status, reason) == ("CREATE", "FAILED", "Create timed out")
+    slow = resources(engine, identity)["slow"]
+    assert (slow.action, slow.status) == ("CREATE", "FAILED")
+    assert slow.status_reason.startswith("CREATE aborted")
+
+
+def test_cancel_update_rolls_back(engine: Engine) -> None:
+    identity = create(engine, template({"r": rsrc("one")}))
+    wait_state(engine, identity)
+    engine.update_stack(CTX, identity, template({"r": rsrc("two", wait_secs=60)}))
+    wait_for(lambda: resources(engine, identity)["r"].status == "IN_PROGRESS")
+    engine.stack_cancel_update(CTX, identity, cancel_with_rollback=True)
+    assert wait_state(engine, identity)[:2] == ("ROLLBACK", "COMPLETE")
+
+
+def test_cancel_without_rollback(engine: Engine) -> None:
+    identity = create(engine, template({"r": rsrc("one", wait_secs=60)}))
+    wait_for(lambda: resources(engine, identity)["r"].status == "IN_PROGRESS")
+    engine.stack_cancel_update(CTX, identity, cancel_with_rollback=False)
+    assert wait_state(engine, identity)[:2] == ("CREATE", "FAILED")
+
+
+def test_cancel_refused_when_nothing_runs(engine: Engine) -> None:
+    identity = create(engine, TWO)
+    wait_state(engine, identity)
+    with pytest.raises(NotSupported, match="Cancelling update when stack is CREATE_COMPLETE"):
+        engine.stack_cancel_update(CTX, identity)
+
+
+def test_delete_while_create_in_progress(engine: Engine) -> None:
+    slow_create = {"action_wait_secs": {"create": 60, "delete": 0}}
+    identity = create(engine, template({"r": rsrc(**slow_create)}))
+    wait_for(lambda: resources(engine, identity)["r"].status == "IN_PROGRESS")
+    engine.delete_stack(CTX, identity)
+    assert wait_state(engine, identity, until=lambda a, s: a == "DELETE" and s != "IN_PROGRESS"
+                      )[:2] == ("DELETE", "COMPLETE")
+
+
+def test_restricted_replace_fails_the_update(engine: Engine) -> None:
+    identity = create(engine, template({"r": rsrc("x", update_replace=True)}))
+    wait_state(engine, identity)
+    env = {"resource_registry": {"resources": {"r": {"restricted_actions": ["replace"]}}}}
+    engine.update_stack(CTX, identity, template({"r": rsrc("y", update_replace=True)}),
+                        environment=env)
+    action, status, reason = wait_state(engine, identity)
+    assert (action, status) == ("UPDATE", "FAILED")
+    assert "replace is restricted for resource" in reason
+
+
+def test_mark_unhealthy_and_back(engine: Engine) -> None:
+    identity = create(engine, TWO)
+    wait_state(engine, identity)
+    engine.resource_mark_unhealthy(CTX, identity, "first", True, "broken")
+    row = resources(engine, identity)["first"]
+    assert (row.action, row.status, row.status_reason) == ("CHECK", "FAILED", "broken")
+    engine.resource_mark_unhealthy(CTX, identity, "first", False)
+    row = resources(engine, identity)["first"]
+    assert (row.action, row.status) == ("CHECK", "COMPLETE")
+    # An unhealthy resource is replaced by the next update.
+    engine.resource_mark_unhealthy(CTX, identity, "first", True)
+    old_id = row.id
+    engine.update_stack(CTX, identity, TWO)
+    assert wait_state(engine, identity)[:2] == ("UPDATE", "COMPLETE")
+    assert resources(engine, identity)["first"].id != old_id
+
+
+def test_signal_refused_by_a_type_without_signals(engine: Engine) -> None:
+    identity = create(engine, TWO)
+    wait_state(engine, identity)
+    with pytest.raises(Exception, match="signal is not supported for resource"):
+        engine.resource_signal(CTX, identity, "second", {"x": 1})
+
+
+def test_snapshot_and_restore(engine: Engine) -> None:
+    identity = create(engine, template({
+        "r": rsrc("one"),
+        "rand": {"type": "OS::Heat::RandomString"},
+    }))
+    wait_state(engine, identity)
+    snap = engine.stack_snapshot(CTX, identity, "snap1")
+    assert wait_state(engine, identity)[:2] == ("SNAPSHOT", "COMPLETE")
+    shown = engine.show_snapshot(CTX, identity, snap["id"])
+    assert shown["status"] == "COMPLETE"
+    assert set(shown["data"]["resources"]) == {"r", "rand"}
+    engine.update_stack(CTX, identity, template({"r": rsrc("two")}))
+    wait_state(engine, identity)
+    engine.stack_restore(CTX, identity, snap["id"])
+    assert wait_state(engine, identity)[:2] == ("RESTORE", "COMPLETE")
+    assert set(resources(engine, identity)) == {"r", "rand"}
+
+
+def test_abandon_then_adopt(engine: Engine) -> None:
+    identity = create(engine, TWO)
+    wait_state(engine, identity)
+    data = engine.abandon_stack(CTX, identity)
+    assert data["name"] == "s" and set(data["resources"]) == {"first", "second"}
+    wait_state(engine, identity)
+    assert engine.list_stacks(CTX) == []
+    adopted = engine.create_stack(CTX, "adopted", None,
+                                  args={"adopt_stack_data": json.dumps(data)})
+    assert wait_state(engine, adopted)[:2] == ("ADOPT", "COMPLETE")
+    rows = resources(engine, adopted)
+    assert rows["first"].physical_resource_id == data["resources"]["first"]["resource_id"]
+
+
+def test_hidden_parameters_and_properties_encrypted_at_rest(engine: Engine) -> None:
+    tmpl = template(
+        {"r": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "secret"}}}},
+        parameters={"secret": {"type": "string", "hidden": True}},
+    )
+    identity = create(engine, tmpl, params={"secret": "hunter2"})
+    wait_state(engine, identity)
+    template_id = stack_row(engine, identity).raw_template_id
+    row = resources(engine, identity)["r"]
+    with engine.core.db.session() as session:
+        raw = session.get(RawTemplate, template_id)
+        assert "hunter2" not in json.dumps(raw.environment)
+        props = session.get(ResourcePropertiesData, row.rsrc_prop_data_id)
+        assert props.encrypted and "hunter2" not in json.dumps(props.data)
+        assert resource_store.load_properties(
+            session, row.rsrc_prop_data_id, engine.core.encryptor
+        ) == {"value": "hunter2"}

@@ -1,0 +1,89 @@
+"""A killed engine's stack is continued by another engine; big stacks; engine liveness."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from typing import Any
+
+from hearth.common.context import RequestContext
+from hearth.engine.engine import Engine
+from hearth.store import locks as lock_store
+from tests.integration.engine.conftest import CTX, make_engine, resources, wait_state
+from tests.integration.engine.test_lifecycle import rsrc, template
+
+CHILD = textwrap.dedent(
+    """
+    import json, sys, time
+    from hearth.common.context import RequestContext
+    from tests.integration.engine.conftest import make_engine
+    engine = make_engine(sys.argv[1], heartbeat_interval=0.3)
+    ctx = RequestContext(project_id="tenant-a", user_id="user-a", username="alice")
+    tmpl = json.loads(sys.argv[2])
+    identity = engine.create_stack(ctx, "survivor", tmpl)
+    print(json.dumps(identity), flush=True)
+    time.sleep(600)
+    """
+)
+
+
+def test_a_killed_engines_stack_is_continued_by_another(engine_url: str) -> None:
+    tmpl = template({
+        "first": rsrc("a", wait_secs=2),
+        "second": {**rsrc("b"), "depends_on": ["first"]},
+    })
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, engine_url, json.dumps(tmpl)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=os.getcwd(),
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
+    try:
+        assert child.stdout is not None
+        identity = json.loads(child.stdout.readline())
+        observer = make_engine(engine_url, heartbeat_interval=0.3)
+        try:
+            deadline = time.monotonic() + 20
+            while resources(observer, identity)["first"].status != "IN_PROGRESS":
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+        finally:
+            observer.stop()
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    # A new engine notices the dead one (missed heartbeats) and carries the create on.
+    survivor = make_engine(engine_url, heartbeat_interval=0.3)
+    try:
+        state = wait_state(survivor, identity, timeout=30)
+        assert state == ("CREATE", "COMPLETE", "Stack CREATE completed successfully")
+        rows = resources(survivor, identity)
+        assert {(r.action, r.status) for r in rows.values()} == {("CREATE", "COMPLETE")}
+        with survivor.core.db.session() as session:
+            assert lock_store.holder(session, identity["stack_id"]) is None
+    finally:
+        survivor.stop()
+
+
+def test_ten_thousand_resources_create_and_delete(any_db_url: str) -> None:
+    engine = make_engine(any_db_url, max_resources_per_stack=-1)
+    try:
+        tmpl = template({f"r{i}": {"type": "OS::Heat::None"} for i in range(10000)})
+        identity = engine.create_stack(CTX, "big", tmpl)
+        assert wait_state(engine, identity, timeout=900)[:2] == ("CREATE", "COMPLETE")
+        engine.delete_stack(CTX, identity)
+        assert wait_state(engine, identity, timeout=900)[:2] == ("DELETE", "COMPLETE")
+    finally:
+        engine.stop()
+
+
+def test_engine_registers_and_reports(engine: Engine) -> None:
+    services: list[dict[str, Any]] = engine.list_services(RequestContext.admin())
+    assert [s["engine_id"] for s in services] == [engine.core.engine_id]
+    assert services[0]["status"] == "up"
