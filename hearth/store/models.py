@@ -120,7 +120,8 @@ class Stack(ExplicitUpdateTime):
     nested_depth: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     convergence: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     current_traversal: Mapped[str | None] = mapped_column(String(36))
-    current_deps: Mapped[Any] = mapped_column(Json, nullable=True)
+    # The running traversal's graph can be large: loaded only when asked for.
+    current_deps: Mapped[Any] = mapped_column(Json, nullable=True, deferred=True)
     action: Mapped[str | None] = mapped_column(String(255))
     status: Mapped[str | None] = mapped_column(String(255))
     status_reason: Mapped[str | None] = mapped_column(LongText)

@@ -75,7 +75,7 @@ def wait_state(
     deadline = time.monotonic() + timeout
     done = until or (lambda action, status: status != "IN_PROGRESS")
     while True:
-        with engine.core.db.session() as session:
+        with engine.core.db.session(readonly=True) as session:
             row = stack_store.get_stack(session, identity["stack_id"])
             assert row is not None
             state = (row.action or "", row.status or "", row.status_reason or "")

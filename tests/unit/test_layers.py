@@ -1,0 +1,70 @@
+"""The layers of DESIGN.md: imports only point downwards, and the engine never names a plugin."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "hearth"
+
+# What each layer may import of Hearth (besides itself).
+ALLOWED = {
+    "common": set(),
+    "store": {"common"},
+    "template": {"common"},
+    "resources": {"template", "common"},
+    "rpc": {"common"},
+    "engine": {"template", "resources", "store", "rpc", "common"},
+    "api": {"rpc", "common"},
+    "cli": {"api", "rpc", "engine", "resources", "template", "store", "common"},
+}
+# Modules that hold concrete plugins: reached only through the plugin registry.
+PLUGIN_MODULES = ("hearth.resources.builtin",)
+
+
+def imports_of(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return {n for n in names if n == "hearth" or n.startswith("hearth.")}
+
+
+def modules(layer: str) -> list[Path]:
+    return sorted((PACKAGE / layer).rglob("*.py"))
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_imports_point_downwards(layer: str) -> None:
+    wrong = []
+    for path in modules(layer):
+        for name in imports_of(path):
+            target = name.split(".")[1] if "." in name else ""
+            if target != layer and target not in ALLOWED[layer]:
+                wrong.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert wrong == []
+
+
+def test_engine_never_imports_a_concrete_plugin() -> None:
+    wrong = [
+        f"{path.relative_to(PACKAGE)} imports {name}"
+        for path in modules("engine")
+        for name in imports_of(path)
+        if name.startswith(PLUGIN_MODULES)
+    ]
+    assert wrong == []
+
+
+def test_plugins_never_import_engine_or_store() -> None:
+    wrong = [
+        f"{path.relative_to(PACKAGE)} imports {name}"
+        for path in modules("resources")
+        for name in imports_of(path)
+        if name.startswith(("hearth.engine", "hearth.store"))
+    ]
+    assert wrong == []
