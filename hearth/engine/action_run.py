@@ -19,7 +19,7 @@ from hearth.engine import states, traversal
 from hearth.engine.core import EngineCore
 from hearth.engine.outputs import resolve_outputs
 from hearth.engine.payloads import finish_snapshot
-from hearth.engine.records import ResourceRecord, write_state
+from hearth.engine.records import ResourceRecord
 from hearth.engine.resource_task import ResourceActionFailed, ResourceTask, Step
 from hearth.engine.scheduler import (
     GraphResult,
@@ -29,12 +29,12 @@ from hearth.engine.scheduler import (
     StopSignal,
 )
 from hearth.engine.stack_builder import BoundStack, StackSource
+from hearth.engine.stack_state import begin_stack_action, drop_template
 from hearth.engine.update_plan import ResourcePlan, plan_resource
 from hearth.store import events as event_store
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
-from hearth.store.types import utcnow
 from hearth.template.functions import base
 from hearth.template.parameters import StackIdentity
 
@@ -200,25 +200,11 @@ class ActionRun:
 
     def make_replacement(self, record: ResourceRecord, name: str) -> ResourceRecord:
         """A new row for ``name`` that replaces ``record`` (the old one is cleaned up later)."""
+        new = self._new_row(name, record.resource_type, replaces=record.id,
+                            traversal_id=self.traversal_id)
         with self.core.db.session() as session:
-            row = resource_store.add(
-                session,
-                name=name,
-                stack_id=self.stack_id,
-                root_stack_id=self.stack_id,
-                action=states.INIT,
-                status=states.COMPLETE,
-                status_reason="",
-                resource_type=record.resource_type,
-                replaces=record.id,
-                requires=[],
-                traversal_id=self.traversal_id,
-            )
-            resource_store.set_fields(session, record.id, replaced_by=row.id)
-            new = ResourceRecord.from_row(row)
+            resource_store.set_fields(session, record.id, replaced_by=new.id)
         record.replaced_by = new.id
-        self.rows[new.id] = new
-        self.current[name] = new
         return new
 
     def stored_definition(self, name: str) -> dict[str, Any]:
@@ -269,7 +255,8 @@ class ActionRun:
         found = self.current.get(key)
         return found if found is not None else self._new_row(key)
 
-    def _new_row(self, name: str) -> ResourceRecord:
+    def _new_row(self, name: str, rtype: str | None = None, **extra: Any) -> ResourceRecord:
+        """A new INIT row for ``name``, current from now on."""
         with self.core.db.session() as session:
             row = resource_store.add(
                 session,
@@ -279,8 +266,9 @@ class ActionRun:
                 action=states.INIT,
                 status=states.COMPLETE,
                 status_reason="",
-                resource_type=self.bound.resources[name].type,
+                resource_type=rtype or self.bound.resources[name].type,
                 requires=[],
+                **extra,
             )
             record = ResourceRecord.from_row(row)
         self.rows[record.id] = record
@@ -495,14 +483,20 @@ class ActionRun:
     def _outcome(self, result: GraphResult[traversal.Node]) -> tuple[bool, str]:
         action = self.action
         if result.success:
-            return True, f"Stack {action} completed successfully"
+            reason = f"Stack {action} completed successfully"
+            if action == states.CHECK and any(
+                not t.core.plugins.get_class(t.record.resource_type).has_handler("check")
+                for t in self.tasks.values()
+            ):
+                reason += ". 'CHECK' not fully supported (see resources)"
+            return True, reason
         if result.failed:
             first = next(iter(result.failed.values()))
             if isinstance(first, ResourceActionFailed):
                 return False, f"Resource {first.action} failed: {first.reason}"
             return False, f"Resource {self.resource_action} failed: {first}"
         if result.stop is StopReason.TIMEOUT:
-            return False, f"{action.capitalize()} timed out"
+            return False, "Timed out"
         if result.stop is StopReason.CANCELLED:
             return False, self.stop.message or f"Stack {action} cancelled"
         return False, f"Stack {action} did not complete"
@@ -527,7 +521,7 @@ class ActionRun:
                 fields["prev_raw_template_id"] = None
             stack_store.set_state(session, self.stack_id, action, status, reason, **fields)
             if success and self.is_update_like and self.prev_template_id is not None:
-                _drop_template(session, self.prev_template_id)
+                drop_template(session, self.prev_template_id)
             event_store.add(
                 session,
                 self.stack_id,
@@ -537,6 +531,10 @@ class ActionRun:
                 reason=reason,
                 physical_resource_id=self.stack_id,
                 resource_type="OS::Heat::Stack",
+            )
+            event_store.prune(
+                session, self.stack_id, self.core.limits.max_events_per_stack,
+                self.core.limits.event_purge_batch_size,
             )
             if success and self.spec.action == states.DELETE and not self.spec.delete_as:
                 stack_store.soft_delete(session, self.stack_id)
@@ -575,32 +573,3 @@ def _named(
         ("u", names[key]): {("u", names[r[1]]) for r in reqs}
         for (_, key), reqs in nodes.items()
     }
-
-
-def _drop_template(session: Any, template_id: int) -> None:
-    with contextlib.suppress(Exception):
-        with session.begin_nested():
-            stack_store.delete_template(session, template_id)
-
-
-def begin_stack_action(session: Any, stack_id: str, stack_name: str, action: str) -> None:
-    """The stack enters ``action`` IN_PROGRESS, with Heat's "Stack X started" event."""
-    reason = f"Stack {action} started"
-    fields: dict[str, Any] = {}
-    if action in (states.UPDATE, states.ROLLBACK, states.RESTORE):
-        fields["updated_at"] = utcnow()
-    stack_store.set_state(session, stack_id, action, states.IN_PROGRESS, reason, **fields)
-    event_store.add(
-        session,
-        stack_id,
-        resource_name=stack_name,
-        action=action,
-        status=states.IN_PROGRESS,
-        reason=reason,
-        physical_resource_id=stack_id,
-        resource_type="OS::Heat::Stack",
-    )
-
-
-def fail_in_progress(session: Any, record: ResourceRecord, reason: str) -> None:
-    write_state(session, record, record.action, states.FAILED, reason, step_cookie=None)

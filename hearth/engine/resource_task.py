@@ -20,6 +20,7 @@ from hearth.engine.records import ResourceRecord, write_event, write_state
 from hearth.engine.resource_view import ALL_ATTRIBUTES, NodeData
 from hearth.resources.exceptions import PollDelay, UpdateReplace
 from hearth.resources.exceptions import failure_reason as sdk_failure_reason
+from hearth.store import events as event_store
 from hearth.store import resources as resource_store
 
 if TYPE_CHECKING:
@@ -33,11 +34,13 @@ _HOOK_ACTIONS = {states.CREATE: "create", states.UPDATE: "update", states.DELETE
 class ResourceActionFailed(Exception):
     """A resource ended its action FAILED; ``reason`` is its status reason."""
 
-    def __init__(self, name: str, action: str, reason: str) -> None:
+    def __init__(self, name: str, action: str, reason: str, *, recorded: bool = False) -> None:
         super().__init__(reason)
         self.name = name
         self.action = action
         self.reason = reason
+        # True when the failure is already written (nothing more to record).
+        self.recorded = recorded
 
 
 class ResourceActionRestricted(HearthError):
@@ -170,6 +173,10 @@ class ResourceTask:
             return None
         if plan.kind == "replace":
             self._check_restricted("replace")
+            if self.record.exists and self.record.status != states.FAILED:
+                with self.core.db.session() as session:
+                    write_state(session, self.record, states.UPDATE, states.COMPLETE,
+                                f"The Resource {self.name} requires replacement.")
             self.record = self.run.make_replacement(self.record, self.name)
             self.action = states.CREATE
             self._handler_action = states.CREATE
@@ -181,13 +188,17 @@ class ResourceTask:
     def _check_restricted(self, what: str) -> None:
         restricted = self.run.bound.env.restricted_actions(self.name)
         if what in restricted:
-            reason = (
-                f"ResourceActionRestricted: resources.{self.name}: {what} is restricted "
-                f"for resource."
-            )
+            # Heat records the refusal as an event; the resource keeps its state.
+            message = f"{what} is restricted for resource."
             with self.core.db.session() as session:
-                write_state(session, self.record, states.UPDATE, states.FAILED, reason)
-            raise ResourceActionFailed(self.name, states.UPDATE, reason)
+                event_store.add(
+                    session, self.record.stack_id, resource_name=self.name,
+                    action=states.UPDATE, status=states.FAILED, reason=message,
+                    physical_resource_id=self.record.physical_id,
+                    resource_type=self.record.resource_type,
+                )
+            reason = f"ResourceActionRestricted: resources.{self.name}: {message}"
+            raise ResourceActionFailed(self.name, states.UPDATE, reason, recorded=True)
 
     def _begin(self) -> Step:
         action = self.action
@@ -325,7 +336,9 @@ class ResourceTask:
     def fail(self, exc: BaseException) -> str:
         """The handler raised: FAILED with Heat's reason. Returns the reason."""
         reason = failure_reason(self.name, exc)
-        if isinstance(exc, ResourceActionFailed) and self.record.status == states.FAILED:
+        if isinstance(exc, ResourceActionFailed) and (
+            exc.recorded or self.record.status == states.FAILED
+        ):
             return reason
         with self.core.db.session() as session:
             write_state(session, self.record, self.action, states.FAILED, reason,

@@ -27,16 +27,18 @@ from hearth.common.errors import (
 )
 from hearth.common.identifier import Identity
 from hearth.engine import locking, states
-from hearth.engine.action_run import RunSpec, begin_stack_action
+from hearth.engine.action_run import RunSpec
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore
 from hearth.engine.records import ResourceRecord
 from hearth.engine.requests import ActionArgs, StackRequest, check_stack_name
 from hearth.engine.stack_builder import BoundStack, StackSource, source_from_request
+from hearth.engine.stack_state import begin_stack_action
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
 from hearth.store.models import Stack as StackRow
+from hearth.template.context import Limits
 from hearth.template.env_merge import merge_environments, patch_environment
 from hearth.template.parameters import StackIdentity, check_immutable_parameters
 from hearth.template.template import Template
@@ -56,6 +58,7 @@ class StackService:
     def __init__(self, core: EngineCore, actions: ActionManager) -> None:
         self.core = core
         self.actions = actions
+        self.template_limits = Limits(max_template_size=core.limits.max_template_size)
 
     # --- lookup --------------------------------------------------------------------------
 
@@ -196,6 +199,7 @@ class StackService:
         return source_from_request(
             req.template, params=req.params, files=req.files, environment=req.environment,
             environment_files=req.environment_files, global_env=self.core.global_env,
+            limits=self.template_limits,
         )
 
     def new_bound(self, ctx: RequestContext, name: str, stack_id: str,
@@ -233,6 +237,7 @@ class StackService:
         request = source_from_request(
             template, params=params, files=new_files, environment=environment,
             environment_files=None, global_env=self.core.global_env,
+            limits=self.template_limits,
         )
         env_doc = {k: v for k, v in request.environment.items() if k != "encrypted_param_names"}
         tmpl = Template(request.template, new_files)

@@ -17,7 +17,7 @@ import pkgutil
 import re
 import sys
 import types
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -175,16 +175,16 @@ class PluginRegistry:
             raise Invalid(
                 f"Invalid support status and should be one of {SUPPORT_STATUSES}"
             )
-        matches: Callable[[str], Any] = lambda name: True  # noqa: E731
+        pattern: re.Pattern[str] | None = None
         if type_name is not None:
             try:
-                matches = re.compile(type_name).match
+                pattern = re.compile(type_name)
             except re.error:
                 return []
         out: list[Any] = []
         for name in sorted(self._classes):
             status = self._classes[name].support_status
-            if status.hidden or not matches(name):
+            if status.hidden or (pattern is not None and not pattern.match(name)):
                 continue
             if version is not None and status.version != version:
                 continue

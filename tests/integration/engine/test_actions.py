@@ -53,7 +53,7 @@ def test_stack_timeout_fails_the_stack(engine_factory: Any) -> None:
     engine = engine_factory(stack_action_timeout=1)
     identity = create(engine, template({"slow": rsrc(wait_secs=120)}))
     action, status, reason = wait_state(engine, identity)
-    assert (action, status, reason) == ("CREATE", "FAILED", "Create timed out")
+    assert (action, status, reason) == ("CREATE", "FAILED", "Timed out")
     slow = resources(engine, identity)["slow"]
     assert (slow.action, slow.status) == ("CREATE", "FAILED")
     assert slow.status_reason.startswith("CREATE aborted")
@@ -98,8 +98,15 @@ def test_restricted_replace_fails_the_update(engine: Engine) -> None:
     engine.update_stack(CTX, identity, template({"r": rsrc("y", update_replace=True)}),
                         environment=env)
     action, status, reason = wait_state(engine, identity)
-    assert (action, status) == ("UPDATE", "FAILED")
-    assert "replace is restricted for resource" in reason
+    assert (action, status, reason) == (
+        "UPDATE", "FAILED",
+        "Resource UPDATE failed: ResourceActionRestricted: resources.r: "
+        "replace is restricted for resource.",
+    )
+    row = resources(engine, identity)["r"]
+    assert (row.action, row.status) == ("CREATE", "COMPLETE")
+    assert ("r", "UPDATE", "FAILED", "replace is restricted for resource.") in events(
+        engine, identity)
 
 
 def test_mark_unhealthy_and_back(engine: Engine) -> None:

@@ -6,7 +6,12 @@ from typing import Any
 
 import pytest
 
-from hearth.common.errors import ActionInProgress, StackExists, StackValidationFailed
+from hearth.common.errors import (
+    ActionInProgress,
+    RequestLimitExceeded,
+    StackExists,
+    StackValidationFailed,
+)
 from hearth.engine.engine import Engine
 from tests.integration.engine.conftest import CTX, events, resources, stack_row, wait_state
 
@@ -137,6 +142,8 @@ def test_update_in_place_replace_add_remove(engine: Engine) -> None:
     assert after["inplace"].id == before["inplace"].id
     assert (after["inplace"].action, after["inplace"].status) == ("UPDATE", "COMPLETE")
     assert after["replaced"].id != before["replaced"].id
+    assert ("replaced", "UPDATE", "COMPLETE", "The Resource replaced requires replacement.") in (
+        events(engine, identity))
     assert after["same"].id == before["same"].id
     assert (after["same"].action, after["same"].status) == ("CREATE", "COMPLETE")
     # The replaced row and the removed resource are gone.
@@ -190,6 +197,19 @@ def test_suspend_resume_check(engine: Engine) -> None:
     engine.stack_resume(CTX, identity)
     assert wait_state(engine, identity)[:2] == ("RESUME", "COMPLETE")
     engine.stack_check(CTX, identity)
-    assert wait_state(engine, identity)[:2] == ("CHECK", "COMPLETE")
+    assert wait_state(engine, identity) == (
+        "CHECK", "COMPLETE",
+        "Stack CHECK completed successfully. 'CHECK' not fully supported (see resources)",
+    )
     rows = resources(engine, identity)
     assert rows["second"].status_reason == "CHECK not supported for OS::Heat::Value"
+
+
+def test_limits_from_config(engine_factory: Any) -> None:
+    engine = engine_factory(max_stacks_per_tenant=1, max_resources_per_stack=2)
+    wait_state(engine, create(engine, TWO))
+    with pytest.raises(RequestLimitExceeded, match="maximum stacks per tenant, 1"):
+        create(engine, TWO, name="second")
+    three = template({n: {"type": "OS::Heat::None"} for n in "abc"})
+    with pytest.raises(RequestLimitExceeded, match="Maximum resources per stack exceeded"):
+        engine.update_stack(CTX, engine.identify_stack(CTX, "s"), three)

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from hearth.common.errors import StackValidationFailed
 from hearth.resources.builtin import testing_resource
 from hearth.resources.exceptions import failure_reason
 from tests.unit.resources.conftest import ManualClock
@@ -132,3 +133,12 @@ def test_value_change_replaces_when_asked_to() -> None:
     )
     assert plan.replace
     assert not Knobs.plan_update("r", {"value": "a"}, {"value": "b"}).replace
+
+
+def test_values_known_only_at_create_are_checked_then() -> None:
+    # ``wait_secs`` came from another resource's output: "x".
+    res, _ = make(Knobs, {"wait_secs": "x"}, type_name="OS::Heat::TestResource")
+    with pytest.raises(StackValidationFailed) as err:
+        res.validate_properties()
+    recorded = next(c for c in LIFECYCLE if "o" in c["resources"])
+    assert failure_reason(err.value, "r") == recorded["create"]["resources"]["r"]["reason"]

@@ -147,6 +147,10 @@ LIFECYCLE_CASES: list[dict[str, Any]] = [
                       "properties": {"value": "b", "fail": True}}}},
     {"resources": {"d": {"type": "OS::Heat::Delay"}, "n": {"type": "OS::Heat::None"}},
      "check": True},
+    # A value only known once ``o`` exists is checked when ``r`` is created.
+    {"resources": {"o": {"type": "OS::Heat::TestResource", "properties": {"value": "x"}},
+                   "r": {"type": "OS::Heat::TestResource",
+                         "properties": {"wait_secs": {"get_attr": ["o", "output"]}}}}},
     {"resources": {"r": {"type": "OS::Heat::TestResource"},
                    "v": {"type": "OS::Heat::Value", "properties": {"value": [1, 2]}},
                    "s": {"type": "OS::Heat::RandomString", "properties": {"length": 8}}}},

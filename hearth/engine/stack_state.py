@@ -1,0 +1,36 @@
+"""Writes that change a whole stack's state: its action starting, its template dropped."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from hearth.engine import states
+from hearth.store import events as event_store
+from hearth.store import stacks as stack_store
+from hearth.store.types import utcnow
+
+
+def drop_template(session: Any, template_id: int) -> None:
+    with contextlib.suppress(Exception):
+        with session.begin_nested():
+            stack_store.delete_template(session, template_id)
+
+
+def begin_stack_action(session: Any, stack_id: str, stack_name: str, action: str) -> None:
+    """The stack enters ``action`` IN_PROGRESS, with Heat's "Stack X started" event."""
+    reason = f"Stack {action} started"
+    fields: dict[str, Any] = {}
+    if action in (states.UPDATE, states.ROLLBACK, states.RESTORE):
+        fields["updated_at"] = utcnow()
+    stack_store.set_state(session, stack_id, action, states.IN_PROGRESS, reason, **fields)
+    event_store.add(
+        session,
+        stack_id,
+        resource_name=stack_name,
+        action=action,
+        status=states.IN_PROGRESS,
+        reason=reason,
+        physical_resource_id=stack_id,
+        resource_type="OS::Heat::Stack",
+    )
