@@ -22,7 +22,6 @@ from hearth.engine.reader import StackReader
 from hearth.engine.service import StackService
 from hearth.engine.signals import ResourceSignals
 from hearth.engine.stack_data import StackData
-from hearth.resources.catalog import global_environment
 from hearth.resources.registry import PluginRegistry
 from hearth.store.db import Database
 from hearth.store.migrate import ensure_schema
@@ -85,7 +84,7 @@ class Engine:
         core = EngineCore(
             Database(url),
             plugins,
-            global_environment(),
+            plugins.global_environment(),
             EngineSettings.from_config(conf),
             encryption_key=conf.auth_encryption_key,
         )

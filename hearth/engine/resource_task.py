@@ -218,6 +218,8 @@ class ResourceTask:
                 write_state(session, self.record, action, states.IN_PROGRESS,
                             "state changed", **fields)
             self.plugin = self._make_plugin(type_name, props)
+            # Values only known now (from other resources) are checked before the handler.
+            self.plugin.validate_properties()
         elif action == states.UPDATE:
             with self.core.db.session() as session:
                 write_state(session, self.record, action, states.IN_PROGRESS,

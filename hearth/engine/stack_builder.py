@@ -234,18 +234,21 @@ class BoundStack:
                 if defn.external_id is not None:
                     continue
                 cls = self.resource_class(name)
-                unresolved = self.unresolved_properties(name)
-                cls.validate_definition(
-                    name,
-                    self._properties_for_validation(name, unresolved),
-                    unresolved=unresolved,
-                    update_policy=base.resolve_nullable(defn.update_policy, self.definition),
-                    deletion_policy=defn.deletion_policy,
-                )
             except StackValidationFailed as exc:
                 if exc.path and str(exc.path[0]).split(".")[0] == section:
                     raise
                 raise StackValidationFailed.wrap(exc, [section, name]) from None
+            # The plugin's own checks report their paths (or none) as Heat does.
+            unresolved = self.unresolved_properties(name)
+            cls.validate_definition(
+                name,
+                self._properties_for_validation(name, unresolved),
+                unresolved=unresolved,
+                update_policy=base.resolve_nullable(defn.update_policy, self.definition),
+                deletion_policy=defn.deletion_policy,
+                type_name=self.resource_type(name),
+                cfn=not tmpl.is_hot,
+            )
         for output in self.definition.outputs.values():
             base.validate(output.value, self.definition)
         _ = self.graph

@@ -54,8 +54,6 @@ def plan_resource(
         tmpl_diff["UpdatePolicy"] = new_definition.get("update_policy")
     if not tmpl_diff:
         return ResourcePlan("unchanged")
-    if "Properties" not in tmpl_diff:
-        return ResourcePlan("update", {}, tmpl_diff)
     type_name = str(new_definition["type"])
     cls = plugins.get_class(type_name)
     plan = cls.plan_update(name, old_props, new_props, type_name=type_name, tmpl_diff=tmpl_diff)
