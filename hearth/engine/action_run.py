@@ -29,7 +29,7 @@ from hearth.engine.scheduler import (
     StopSignal,
 )
 from hearth.engine.stack_builder import BoundStack, StackSource
-from hearth.engine.stack_state import begin_stack_action, drop_template
+from hearth.engine.stack_state import begin_stack_action, drop_template, set_stack_state
 from hearth.engine.update_plan import ResourcePlan, plan_resource
 from hearth.store import events as event_store
 from hearth.store import locks as lock_store
@@ -166,10 +166,6 @@ class ActionRun:
             if record.name not in current or record.id > current[record.name].id:
                 current[record.name] = record
         return current
-
-    @property
-    def hooks_enabled(self) -> bool:
-        return True
 
     @property
     def is_update_like(self) -> bool:
@@ -519,19 +515,11 @@ class ActionRun:
                 fields["outputs"] = resolve_outputs(self.bound)
             if success and self.is_update_like and self.prev_template_id is not None:
                 fields["prev_raw_template_id"] = None
-            stack_store.set_state(session, self.stack_id, action, status, reason, **fields)
+            set_stack_state(
+                session, self.stack_id, self.stack_name, action, status, reason, **fields
+            )
             if success and self.is_update_like and self.prev_template_id is not None:
                 drop_template(session, self.prev_template_id)
-            event_store.add(
-                session,
-                self.stack_id,
-                resource_name=self.stack_name,
-                action=action,
-                status=status,
-                reason=reason,
-                physical_resource_id=self.stack_id,
-                resource_type="OS::Heat::Stack",
-            )
             event_store.prune(
                 session, self.stack_id, self.core.limits.max_events_per_stack,
                 self.core.limits.event_purge_batch_size,

@@ -73,9 +73,6 @@ class Workers:
     def call_soon(self, fn: Callable[[], None]) -> None:
         self.loop.call_soon_threadsafe(fn)
 
-    def in_loop(self) -> bool:
-        return threading.current_thread() is self._thread
-
     def stop(self, timeout: float = 10.0) -> None:
         if self.loop.is_closed():
             return

@@ -17,7 +17,7 @@ from hearth.engine.action_run import RunSpec
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore
 from hearth.engine.records import ResourceRecord, write_state
-from hearth.store import events as event_store
+from hearth.engine.stack_state import set_stack_state
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
@@ -120,14 +120,4 @@ class Liveness:
             if row.status == states.IN_PROGRESS:
                 record = ResourceRecord.from_row(row)
                 write_state(session, record, record.action, states.FAILED, reason)
-        stack_store.set_state(session, stack_id, action, states.FAILED, reason)
-        event_store.add(
-            session,
-            stack_id,
-            resource_name=name,
-            action=action,
-            status=states.FAILED,
-            reason=reason,
-            physical_resource_id=stack_id,
-            resource_type="OS::Heat::Stack",
-        )
+        set_stack_state(session, stack_id, name, action, states.FAILED, reason)

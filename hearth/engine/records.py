@@ -137,13 +137,15 @@ def write_state(
         )
 
 
-def write_event(session: Session, record: ResourceRecord, reason: str) -> None:
-    """An event with the resource's current state (hooks, signals)."""
+def write_event(
+    session: Session, record: ResourceRecord, reason: str, action: str | None = None
+) -> None:
+    """An event with the resource's current state (hooks, signals), or another action."""
     event_store.add(
         session,
         record.stack_id,
         resource_name=record.name,
-        action=record.action,
+        action=action or record.action,
         status=record.status,
         reason=reason,
         physical_resource_id=record.physical_id,

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hearth.common.errors import HearthError, NotSupported
+from hearth.common.errors import NotSupported
 from hearth.engine import states
 from hearth.engine.plugin_context import EngineResourceContext
 from hearth.engine.records import ResourceRecord, write_event, write_state
@@ -41,10 +41,6 @@ class ResourceActionFailed(Exception):
         self.reason = reason
         # True when the failure is already written (nothing more to record).
         self.recorded = recorded
-
-
-class ResourceActionRestricted(HearthError):
-    pass
 
 
 @dataclass
@@ -117,7 +113,7 @@ class ResourceTask:
 
     def _hook_name(self, when: str) -> str | None:
         what = _HOOK_ACTIONS.get(self.action)
-        if what is None or self.run.action == states.ROLLBACK or not self.run.hooks_enabled:
+        if what is None or self.run.action == states.ROLLBACK:
             return None
         hook = f"{when}-{what}"
         return hook if self.run.bound.env.matches_hook(self.name, hook) else None

@@ -7,7 +7,7 @@ row. Functions read those stored values; they never call a plugin on the hot pat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,18 +52,11 @@ class NodeData:
         )
 
 
-LiveAttribute = Callable[[str, str], Any]
-
-
 class StoredResources:
     """A ResourceView over the NodeData of a stack's resources."""
 
-    def __init__(
-        self, nodes: Mapping[str, NodeData], live: LiveAttribute | None = None
-    ) -> None:
+    def __init__(self, nodes: Mapping[str, NodeData]) -> None:
         self._nodes = nodes
-        # Asked when an attribute was not stored (e.g. an attribute only a preview needs).
-        self._live = live
 
     def reference_id(self, name: str) -> Any:
         node = self._nodes.get(name)
@@ -79,9 +72,7 @@ class StoredResources:
             return None
         if attribute in node.attributes:
             return select_from_attribute(node.attributes[attribute], path)
-        if self._live is None:
-            return None
-        return select_from_attribute(self._live(name, attribute), path)
+        return None
 
     def all_attributes(self, name: str) -> Any:
         node = self._nodes.get(name)

@@ -24,7 +24,7 @@ from hearth.engine.records import ResourceRecord, write_event, write_state
 from hearth.engine.resource_task import failure_reason
 from hearth.engine.service import StackService
 from hearth.resources.exceptions import NoActionRequired, ResourceActionNotSupported
-from hearth.store import events as event_store
+from hearth.store import queries
 from hearth.store import resources as resource_store
 from hearth.store.models import Stack as StackRow
 from hearth.template.registry import HOOK_TYPES
@@ -37,12 +37,8 @@ class ResourceSignals:
         self.stacks = stacks
 
     def _current(self, session: Session, row: StackRow, name: str) -> ResourceRecord | None:
-        found = None
-        for res in resource_store.of_stack(session, row.id):
-            if res.name == name and res.replaced_by is None:
-                if found is None or res.id > found.id:
-                    found = res
-        return ResourceRecord.from_row(found) if found is not None else None
+        rows = [r for r in queries.current_resources(session, row.id) if r.name == name]
+        return ResourceRecord.from_row(rows[-1]) if rows else None
 
     def _label(self, record: ResourceRecord, row: StackRow) -> str:
         rid = f" [{record.physical_id}]" if record.physical_id else ""
@@ -118,16 +114,7 @@ class ResourceSignals:
                 write_state(session, record, record.action, states.FAILED, reason)
             raise
         with self.core.db.session() as session:
-            event_store.add(
-                session,
-                record.stack_id,
-                resource_name=record.name,
-                action=states.SIGNAL,
-                status=record.status,
-                reason=reason,
-                physical_resource_id=record.physical_id,
-                resource_type=record.resource_type,
-            )
+            write_event(session, record, reason, states.SIGNAL)
         return None
 
     def resource_mark_unhealthy(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from hearth.common.context import RequestContext
@@ -62,9 +62,9 @@ class StackData:
             row = self.stacks._stack(session, ctx, stack_identity)
             if row.status == states.IN_PROGRESS:
                 raise ActionInProgress(row.name, row.action or "")
-            count = len(list(session.scalars(
-                select(Snapshot.id).where(Snapshot.stack_id == row.id)
-            )))
+            count = session.scalar(
+                select(func.count(Snapshot.id)).where(Snapshot.stack_id == row.id)
+            ) or 0
             limit = self.core.limits.max_snapshots_per_stack
             if 0 <= limit <= count:
                 raise RequestLimitExceeded(

@@ -1,4 +1,4 @@
-"""Writes that change a whole stack's state: its action starting, its template dropped."""
+"""Writes that change a whole stack's state: its state with its event, its template dropped."""
 
 from __future__ import annotations
 
@@ -23,13 +23,21 @@ def begin_stack_action(session: Any, stack_id: str, stack_name: str, action: str
     fields: dict[str, Any] = {}
     if action in (states.UPDATE, states.ROLLBACK, states.RESTORE):
         fields["updated_at"] = utcnow()
-    stack_store.set_state(session, stack_id, action, states.IN_PROGRESS, reason, **fields)
+    set_stack_state(session, stack_id, stack_name, action, states.IN_PROGRESS, reason, **fields)
+
+
+def set_stack_state(
+    session: Any, stack_id: str, stack_name: str, action: str, status: str, reason: str,
+    **fields: Any,
+) -> None:
+    """A stack's new state and its event (named after the stack, type OS::Heat::Stack)."""
+    stack_store.set_state(session, stack_id, action, status, reason, **fields)
     event_store.add(
         session,
         stack_id,
         resource_name=stack_name,
         action=action,
-        status=states.IN_PROGRESS,
+        status=status,
         reason=reason,
         physical_resource_id=stack_id,
         resource_type="OS::Heat::Stack",

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
-from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from hearth.store.models import Event
@@ -59,55 +57,3 @@ def prune(session: Session, stack_id: str, max_events: int, batch_size: int) -> 
     )
     ids = list(session.scalars(oldest))
     session.execute(delete(Event).where(Event.id.in_(ids)))
-
-
-SORT_KEYS = {
-    "event_time": Event.created_at,
-    "created_at": Event.created_at,
-    "resource_type": Event.resource_type,
-    "resource_name": Event.resource_name,
-    "resource_action": Event.resource_action,
-    "resource_status": Event.resource_status,
-}
-
-FILTER_COLUMNS = {
-    "resource_status": Event.resource_status,
-    "resource_action": Event.resource_action,
-    "resource_name": Event.resource_name,
-    "resource_type": Event.resource_type,
-    "physical_resource_id": Event.physical_resource_id,
-}
-
-
-def list_events(
-    session: Session,
-    stack_ids: Sequence[str],
-    *,
-    filters: Mapping[str, Sequence[Any]] | None = None,
-    limit: int | None = None,
-    marker: str | None = None,
-    sort_keys: Sequence[str] = (),
-    sort_dir: str | None = None,
-) -> list[Event]:
-    conds: list[Any] = [Event.stack_id.in_(list(stack_ids))]
-    for key, values in (filters or {}).items():
-        column = FILTER_COLUMNS[key]
-        conds.append(or_(*(column == v for v in values)))
-    descending = sort_dir == "desc"
-    columns = [SORT_KEYS[k] for k in sort_keys]
-    order: list[Any] = [c.desc() if descending else c.asc() for c in columns]
-    order.append(Event.id.desc() if descending else Event.id.asc())
-    stmt = select(Event).where(*conds)
-    if marker is not None:
-        marker_id = session.scalar(select(Event.id).where(Event.uuid == marker))
-        if marker_id is not None:
-            stmt = stmt.where(Event.id < marker_id if descending else Event.id > marker_id)
-    stmt = stmt.order_by(*order)
-    if limit is not None:
-        stmt = stmt.limit(limit)
-    return list(session.scalars(stmt))
-
-
-def get_event(session: Session, stack_id: str, event_uuid: str) -> Event | None:
-    stmt = select(Event).where(Event.stack_id == stack_id, Event.uuid == event_uuid)
-    return session.scalars(stmt).first()

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from hearth.store.crypto import Encryptor
 from hearth.store.models import RawTemplate, RawTemplateFiles, Stack, StackTag
+from hearth.store.queries import after_marker
 from hearth.store.types import utcnow
 
 ENCRYPTED_PARAM_NAMES = "encrypted_param_names"
@@ -270,26 +271,13 @@ def list_stacks(
     if marker is not None:
         marker_row = session.get(Stack, marker)
         if marker_row is not None:
-            stmt = stmt.where(_after_marker(marker_row, columns, descending))
+            keys = [*columns, Stack.id]
+            values = [getattr(marker_row, c.key) for c in keys]
+            stmt = stmt.where(after_marker(keys, values, descending))
     stmt = stmt.order_by(*order)
     if limit is not None:
         stmt = stmt.limit(limit)
     return list(session.scalars(stmt))
-
-
-def _after_marker(marker: Stack, columns: Sequence[Any], descending: bool) -> Any:
-    """Rows strictly after ``marker`` in the (columns..., id) order."""
-    keys = [*columns, Stack.id]
-    values = [getattr(marker, c.key) for c in columns] + [marker.id]
-    clauses = []
-    for i, column in enumerate(keys):
-        equal = [keys[j] == values[j] for j in range(i)]
-        value = values[i]
-        if value is None:
-            continue
-        beyond = column < value if descending else column > value
-        clauses.append(and_(*equal, beyond))
-    return or_(*clauses) if clauses else Stack.id != marker.id
 
 
 def children(session: Session, stack_id: str) -> list[Stack]:

@@ -11,7 +11,7 @@ import pytest
 from hearth.common.config import load_config
 from hearth.common.context import RequestContext
 from hearth.engine.engine import Engine
-from hearth.store import events as event_store
+from hearth.store import queries
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
 from tests.integration.conftest import DatabaseFactory
@@ -96,7 +96,7 @@ def resources(engine: Engine, identity: dict[str, str]) -> dict[str, Any]:
 
 def events(engine: Engine, identity: dict[str, str]) -> list[tuple[str, str, str, str]]:
     with engine.core.db.session() as session:
-        rows = event_store.list_events(session, [identity["stack_id"]])
+        rows = queries.list_events(session, stack_ids=[identity["stack_id"]], sort_dir="asc")
         return [
             (e.resource_name or "", e.resource_action or "", e.resource_status or "",
              e.resource_status_reason or "")
