@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from hearth.cli import db_commands
+from hearth.cli import config_commands, db_commands, serve
 from hearth.cli.template_files import collect_environment_files, collect_files
 from hearth.common.errors import HearthError
 from hearth.template.context import Limits
@@ -97,7 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--config-file", action="append", default=[], help="Hearth config file (repeatable)"
     )
     commands = parser.add_subparsers(dest="command", required=True)
+    serve.register(commands)
     db_commands.register(commands)
+    config_commands.register(commands)
 
     template = commands.add_parser("template", help="work with templates locally")
     template_cmds = template.add_subparsers(dest="template_command", required=True)

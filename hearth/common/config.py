@@ -138,8 +138,38 @@ REVISION_OPTS: list[cfg.Opt] = [
     cfg.StrOpt("heat_revision", default="unknown", help="Revision reported by build_info."),
 ]
 
+API_OPTS: list[cfg.Opt] = [
+    cfg.HostAddressOpt("bind_host", default="127.0.0.1", help="Address the API listens on."),
+    cfg.PortOpt("bind_port", default=8004, help="Port the API listens on."),
+    cfg.IntOpt("threads", default=16, min=1, help="Requests the API serves at the same time."),
+    cfg.StrOpt(
+        "auth_strategy",
+        default="noauth",
+        choices=[
+            ("noauth", "no authentication: the project is the one in the URL"),
+            ("keystone", "Keystone tokens checked by keystonemiddleware's auth_token"),
+        ],
+        help="How API requests are authenticated. With keystone, configure the "
+        "[keystone_authtoken] section.",
+    ),
+    cfg.StrOpt("noauth_user", default="admin", help="The user of noauth requests "
+               "(an X-Auth-User header overrides it)."),
+    cfg.ListOpt(
+        "noauth_roles",
+        default=["admin", "member", "reader"],
+        help="The roles of noauth requests (a Keystone admin token carries these three).",
+    ),
+    cfg.IntOpt(
+        "keepalive_timeout",
+        default=120,
+        min=1,
+        help="Seconds an idle client connection is kept open.",
+    ),
+]
+
 GROUPS: dict[str, list[cfg.Opt]] = {
     "DEFAULT": DEFAULT_OPTS,
+    "api": API_OPTS,
     "database": DATABASE_OPTS,
     "yaql": YAQL_OPTS,
     "revision": REVISION_OPTS,
@@ -199,6 +229,8 @@ class EngineLimits:
 
     max_resources_per_stack: int = 1000
     max_stacks_per_tenant: int = 512
+    max_software_configs_per_tenant: int = 4096
+    max_software_deployments_per_tenant: int = 4096
     max_template_size: int = 524288
     max_nested_stack_depth: int = 5
     stack_action_timeout: int = 3600
@@ -216,6 +248,8 @@ class EngineLimits:
         return cls(
             max_resources_per_stack=conf.max_resources_per_stack,
             max_stacks_per_tenant=conf.max_stacks_per_tenant,
+            max_software_configs_per_tenant=conf.max_software_configs_per_tenant,
+            max_software_deployments_per_tenant=conf.max_software_deployments_per_tenant,
             max_template_size=conf.max_template_size,
             max_nested_stack_depth=conf.max_nested_stack_depth,
             stack_action_timeout=conf.stack_action_timeout,

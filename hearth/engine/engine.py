@@ -21,6 +21,7 @@ from hearth.engine.previews import Previews
 from hearth.engine.reader import StackReader
 from hearth.engine.service import StackService
 from hearth.engine.signals import ResourceSignals
+from hearth.engine.software import SoftwareService
 from hearth.engine.stack_data import StackData
 from hearth.resources.registry import PluginRegistry
 from hearth.store.db import Database
@@ -39,6 +40,11 @@ class Engine:
         self.signals = ResourceSignals(core, self.actions, self.stacks)
         self.reader = StackReader(core.db, lambda: core.encryptor, core.limits)
         self.liveness = Liveness(core, self.actions)
+        self.software = SoftwareService(
+            core.db,
+            max_configs_per_tenant=core.limits.max_software_configs_per_tenant,
+            max_deployments_per_tenant=core.limits.max_software_deployments_per_tenant,
+        )
         # The RPC calls, by Heat's names.
         self.create_stack = self.stacks.create_stack
         self.update_stack = self.stacks.update_stack
@@ -74,6 +80,17 @@ class Engine:
         self.stack_list_snapshots = self.reader.list_snapshots
         self.show_snapshot = self.reader.show_snapshot
         self.list_services = self.reader.list_services
+        self.list_software_configs = self.software.list_software_configs
+        self.show_software_config = self.software.show_software_config
+        self.create_software_config = self.software.create_software_config
+        self.delete_software_config = self.software.delete_software_config
+        self.list_software_deployments = self.software.list_software_deployments
+        self.metadata_software_deployments = self.software.metadata_software_deployments
+        self.show_software_deployment = self.software.show_software_deployment
+        self.create_software_deployment = self.software.create_software_deployment
+        self.update_software_deployment = self.software.update_software_deployment
+        self.signal_software_deployment = self.software.signal_software_deployment
+        self.delete_software_deployment = self.software.delete_software_deployment
 
     @classmethod
     def from_config(cls, conf: cfg.ConfigOpts, *, migrate: bool = True) -> Engine:

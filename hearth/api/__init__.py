@@ -1,0 +1,1 @@
+"""The Orchestration REST API v1."""

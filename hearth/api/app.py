@@ -1,0 +1,83 @@
+"""The WSGI application of API v1: Falcon routes, error bodies, auth and policy."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import falcon
+from oslo_config import cfg
+
+from hearth.api import faults
+from hearth.api.auth import Authenticator, WsgiApp, keystone_protected
+from hearth.api.catalog import Versions
+from hearth.api.handler import ApiState
+from hearth.api.openapi import OpenApiDocument
+from hearth.api.policy import Policy
+from hearth.api.routes import ROUTES
+from hearth.common.errors import HearthError
+from hearth.rpc.protocol import EngineAPI
+
+REQUEST_ID_HEADER = "X-OpenStack-Request-Id"
+
+
+class RequestIdMiddleware:
+    """A request id for logs and the engine, echoed in the response like Heat's."""
+
+    def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
+        req.context.request_id = f"req-{uuid.uuid4()}"
+
+    def process_response(
+        self, req: falcon.Request, resp: falcon.Response, resource: Any, req_succeeded: bool
+    ) -> None:
+        resp.set_header(REQUEST_ID_HEADER, str(req.context.get("request_id", "")))
+        # Heat answers OPTIONS with 204 and the Allow header; Falcon's default is 200.
+        if req.method == "OPTIONS" and resp.status_code == 200 and not resp.text:
+            resp.status = 204
+
+
+def build_falcon_app(engine: EngineAPI, conf: cfg.ConfigOpts) -> falcon.App[Any, Any]:
+    policy = Policy(conf)
+    state = ApiState(
+        engine=engine,
+        policy=policy,
+        auth=Authenticator(conf, policy),
+        max_body_size=int(conf.max_json_body_size),
+        max_template_size=int(conf.max_template_size),
+        revision=str(conf.revision.heat_revision),
+    )
+    app = falcon.App(middleware=[RequestIdMiddleware()])
+    app.req_options.strip_url_path_trailing_slash = True
+    app.req_options.keep_blank_qs_values = False
+    app.resp_options.secure_cookies_by_default = False
+    app.add_error_handler(Exception, faults.handle_unexpected)
+    app.add_error_handler(HearthError, faults.handle_hearth_error)
+    app.set_error_serializer(faults.serialize_http_error)
+    versions = Versions()
+    app.add_route("/", versions)
+    app.add_route("/versions", versions)
+    app.add_route("/openapi.json", OpenApiDocument(ROUTES))
+    for route in ROUTES:
+        handler = route.handler(state, **route.options)
+        app.add_route(route.path, handler)
+    return app
+
+
+def build_app(engine: EngineAPI, conf: cfg.ConfigOpts) -> WsgiApp:
+    """The whole WSGI app: routes, behind keystonemiddleware when auth is keystone."""
+    app: WsgiApp = build_falcon_app(engine, conf)
+    if conf.api.auth_strategy == "keystone":
+        app = _versions_without_auth(keystone_protected(app, conf), app)
+    return app
+
+
+def _versions_without_auth(protected: WsgiApp, plain: WsgiApp) -> WsgiApp:
+    """The versions document and the OpenAPI document need no token, as in Heat."""
+
+    def route(environ: dict[str, Any], start_response: Any) -> Any:
+        path = environ.get("PATH_INFO", "") or "/"
+        if path.rstrip("/") in ("", "/versions", "/openapi.json"):
+            return plain(environ, start_response)
+        return protected(environ, start_response)
+
+    return route

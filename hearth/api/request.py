@@ -1,0 +1,101 @@
+"""Reading a request: the JSON body and the query string, checked with Heat's messages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping
+from typing import Any
+
+import falcon
+
+from hearth.api.faults import BadRequest
+from hearth.common.errors import RequestLimitExceeded
+
+
+def read_json(req: falcon.Request, max_size: int) -> Any:
+    """The decoded JSON body, or None when there is none."""
+    length = req.content_length
+    if length is not None and length > max_size:
+        raise RequestLimitExceeded(
+            f"JSON body size ({length} bytes) exceeds maximum allowed size ({max_size} bytes)."
+        )
+    raw = req.bounded_stream.read(max_size + 1)
+    if len(raw) > max_size:
+        raise RequestLimitExceeded(
+            f"JSON body size exceeds maximum allowed size ({max_size} bytes)."
+        )
+    if not raw.strip():
+        return None
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadRequest(f"The request body is not valid JSON: {exc}") from None
+
+
+def json_object(req: falcon.Request, max_size: int, *, required: bool = True) -> dict[str, Any]:
+    """The body, which must be a JSON object (an absent body is ``{}`` unless required)."""
+    body = read_json(req, max_size)
+    if body is None and not required:
+        return {}
+    if not isinstance(body, dict):
+        raise BadRequest("The request body must be a JSON object.")
+    return body
+
+
+class Query:
+    """The query string of one request, with the keys a route accepts."""
+
+    def __init__(self, req: falcon.Request, allowed: Collection[str] | None = None) -> None:
+        self.params: Mapping[str, Any] = req.params
+        if allowed is not None:
+            unknown = sorted(set(self.params) - set(allowed))
+            if unknown:
+                raise BadRequest(f"Invalid query parameter(s): {', '.join(unknown)}")
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.params
+
+    def all(self, name: str) -> list[str]:
+        value = self.params.get(name)
+        if value is None:
+            return []
+        return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+    def one(self, name: str) -> str | None:
+        values = self.all(name)
+        return values[-1] if values else None
+
+    def mixed(self, name: str) -> str | list[str] | None:
+        """Heat's 'mixed' parameters: one value, or a list when repeated."""
+        values = [v for v in self.all(name) if v]
+        if not values:
+            return None
+        return values[0] if len(values) == 1 else values
+
+    def boolean(self, name: str, default: bool = False) -> bool:
+        value = self.one(name)
+        if value is None:
+            return default
+        if value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        raise BadRequest(
+            f'Unrecognized value "{value}" for "{name}", acceptable values are: true, false'
+        )
+
+    def integer(self, name: str, default: int | None = None) -> int | None:
+        value = self.one(name)
+        if value is None or value == "":
+            return default
+        try:
+            number = int(value)
+        except ValueError:
+            raise BadRequest(f"Only integer is acceptable by '{name}'.") from None
+        if number < 0:
+            raise BadRequest(f"Only non-negative integer is acceptable by '{name}'.")
+        return number
+
+    def tags(self, name: str) -> list[str] | None:
+        value = self.one(name)
+        if value is None:
+            return None
+        return [t for t in value.split(",") if t]

@@ -1,0 +1,169 @@
+"""``hearth serve``: the API and one engine in one process (the embedded mode)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import secrets
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from oslo_config import cfg
+from waitress.server import create_server
+
+from hearth.api.app import build_app
+from hearth.common.config import data_dir, load_config
+from hearth.engine.engine import Engine
+from hearth.rpc.protocol import EngineAPI
+
+LOG = logging.getLogger("hearth.serve")
+DEFAULT_BIND = "127.0.0.1:8004"
+
+
+def parse_bind(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise argparse.ArgumentTypeError(f"--bind {text!r} is not of the form HOST:PORT")
+    return host.strip("[]"), int(port)
+
+
+def register(commands: Any) -> None:
+    serve = commands.add_parser(
+        "serve",
+        help="run the API and an engine in one process (SQLite in the data directory "
+        "unless [database] connection says otherwise)",
+    )
+    serve.add_argument(
+        "--bind", type=parse_bind, default=os.environ.get("HEARTH_BIND"),
+        help=f"HOST:PORT to listen on (env HEARTH_BIND; default {DEFAULT_BIND} or [api] "
+        "bind_host/bind_port from the config)",
+    )
+    serve.add_argument(
+        "--data-dir", default=os.environ.get("HEARTH_DATA_DIR"),
+        help="folder for the SQLite database (env HEARTH_DATA_DIR; default "
+        "~/.local/share/hearth)",
+    )
+    serve.add_argument(
+        "--config", action="append", default=[],
+        help="config file for everything else: database, auth, limits (repeatable; env "
+        "HEARTH_CONFIG). `hearth config sample` prints every option.",
+    )
+    serve.set_defaults(func=cmd_serve)
+
+
+def server_config(args: argparse.Namespace) -> cfg.ConfigOpts:
+    files = list(args.config_file) + list(args.config)
+    if not files and os.environ.get("HEARTH_CONFIG"):
+        files = [os.environ["HEARTH_CONFIG"]]
+    overrides: list[tuple[str, str | None, object]] = []
+    if args.data_dir:
+        overrides.append(("data_dir", None, str(args.data_dir)))
+    bind = args.bind if not isinstance(args.bind, str) else parse_bind(args.bind)
+    if bind:
+        overrides += [("bind_host", "api", bind[0]), ("bind_port", "api", bind[1])]
+    return load_config(files, overrides)
+
+
+@dataclass
+class RunningServer:
+    """A started API server (used by ``hearth serve`` and by the tests)."""
+
+    engine: Engine
+    server: Any
+    thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return int(self.server.effective_port)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.server.effective_host}:{self.port}"
+
+    def stop(self) -> None:
+        close_server(self.server)
+        if self.thread is not None:
+            self.thread.join(timeout=10)
+        self.engine.stop()
+
+
+def close_server(server: Any) -> None:
+    """Let running requests finish, then close the listening socket and every connection."""
+    server.task_dispatcher.shutdown(cancel_pending=False, timeout=10)
+    for channel in list(server._map.values()):
+        channel.close()
+
+
+def ensure_encryption_key(conf: cfg.ConfigOpts) -> None:
+    """Embedded mode needs no setup: without a configured key, one is made once and kept
+    (readable only by its owner) in the data directory."""
+    if conf.auth_encryption_key:
+        return
+    path = Path(data_dir(conf)) / "auth_encryption_key"
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_urlsafe(32))
+        LOG.info("Made a new encryption key for hidden parameters in %s", path)
+    conf.set_override("auth_encryption_key", path.read_text().strip())
+
+
+def start_server(conf: cfg.ConfigOpts, *, background: bool = False) -> RunningServer:
+    Path(data_dir(conf)).mkdir(parents=True, exist_ok=True)
+    ensure_encryption_key(conf)
+    engine = Engine.from_config(conf)
+    engine.start()
+    api_engine: EngineAPI = engine
+    app = build_app(api_engine, conf)
+    server = create_server(
+        app,
+        host=conf.api.bind_host,
+        port=conf.api.bind_port,
+        threads=conf.api.threads,
+        channel_timeout=conf.api.keepalive_timeout,
+        ident="hearth",
+        clear_untrusted_proxy_headers=True,
+    )
+    running = RunningServer(engine, server)
+    if background:
+        running.thread = threading.Thread(target=server.run, name="hearth-api", daemon=True)
+        running.thread.start()
+    return running
+
+
+@contextmanager
+def serving(conf: cfg.ConfigOpts) -> Iterator[RunningServer]:
+    running = start_server(conf, background=True)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    conf = server_config(args)
+    running = start_server(conf)
+
+    def shutdown(signum: int, frame: Any) -> None:
+        LOG.info("Stopping (signal %d)", signum)
+        close_server(running.server)
+
+    signal.signal(signal.SIGTERM, shutdown)
+    signal.signal(signal.SIGINT, shutdown)
+    LOG.info("Hearth API on %s/v1/ (auth: %s, database: %s)", running.url,
+             conf.api.auth_strategy, "sqlite" if not conf.database.connection else "configured")
+    try:
+        running.server.run()
+    except OSError:
+        # closing the listening socket from the signal handler ends the loop this way
+        pass
+    finally:
+        running.engine.stop()
+    return 0

@@ -1,0 +1,1 @@
+"""The engine's interface as one typed protocol, and its transports."""
