@@ -67,12 +67,19 @@ def reply(resp: falcon.Response, data: Any, status: int = 200) -> None:
     resp.media = data
 
 
+def empty(resp: falcon.Response, status: int = 200) -> None:
+    """A success with no body; not labelled JSON, so clients don't try to decode it."""
+    resp.status = status
+    resp.content_type = falcon.MEDIA_TEXT
+    resp.text = ""
+
+
 def no_content(resp: falcon.Response) -> None:
-    resp.status = 204
+    empty(resp, 204)
 
 
 def accepted(resp: falcon.Response) -> None:
-    resp.status = 202
+    empty(resp, 202)
 
 
 def template_args(body: StackBody, *, update: bool) -> Mapping[str, Any]:

@@ -8,7 +8,7 @@ import falcon
 
 from hearth.api import views
 from hearth.api.faults import BadRequest, NotFoundHere
-from hearth.api.handler import Handler, reply
+from hearth.api.handler import Handler, empty, reply
 from hearth.api.request import Query
 
 RESOURCE_FILTERS = ("type", "status", "name", "action", "id", "physical_resource_id")
@@ -73,7 +73,7 @@ class Resource(Handler):
         self.engine.resource_mark_unhealthy(
             ctx, self.identity(ctx, stack_name, stack_id), resource_name, mark, reason
         )
-        resp.status = 200
+        empty(resp)
 
 
 class ResourceMetadata(Handler):
@@ -98,7 +98,7 @@ class ResourceSignal(Handler):
         self.engine.resource_signal(
             ctx, self.identity(ctx, stack_name, stack_id), resource_name, details
         )
-        resp.status = 200
+        empty(resp)
 
 
 def _event_query(req: falcon.Request) -> tuple[Query, dict[str, Any]]:

@@ -9,7 +9,7 @@ import falcon
 
 from hearth.api import views
 from hearth.api.faults import BadRequest
-from hearth.api.handler import Handler, accepted, no_content, reply, template_args
+from hearth.api.handler import Handler, accepted, empty, no_content, reply, template_args
 from hearth.api.request import Query
 from hearth.common.identifier import Identity
 
@@ -105,7 +105,8 @@ class StackLookup(Handler):
     """``/stacks/{name or id}[/sub-path]``: 302 to the stack's canonical URL."""
 
     def _redirect(
-        self, req: falcon.Request, tenant_id: str, stack_name: str, path: str = ""
+        self, req: falcon.Request, resp: falcon.Response, tenant_id: str, stack_name: str,
+        path: str = "",
     ) -> None:
         ctx = self.guard(req, tenant_id, "lookup")
         try:
@@ -117,11 +118,13 @@ class StackLookup(Handler):
             location = f"{location}/{path}"
         if req.query_string:
             location += "?" + urlencode(req.params, doseq=True)
-        raise falcon.HTTPFound(location)
+        # No body and not labelled JSON: heatclient decodes any JSON-typed reply it is given.
+        resp.location = location
+        empty(resp, 302)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, tenant_id: str,
                stack_name: str) -> None:
-        self._redirect(req, tenant_id, stack_name)
+        self._redirect(req, resp, tenant_id, stack_name)
 
     on_put = on_post = on_patch = on_delete = on_get
 
@@ -133,7 +136,7 @@ class StackLookupPath(StackLookup):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, tenant_id: str,
                stack_name: str) -> None:
-        self._redirect(req, tenant_id, stack_name, self.path)
+        self._redirect(req, resp, tenant_id, stack_name, self.path)
 
     on_put = on_post = on_patch = on_delete = on_get
 
@@ -320,4 +323,4 @@ class StackActions(Handler):
             self.engine.stack_cancel_update(
                 ctx, identity, cancel_with_rollback=action == "cancel_update"
             )
-        resp.status = 200
+        empty(resp)

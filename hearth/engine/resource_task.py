@@ -371,11 +371,10 @@ class ResourceTask:
         return float(self.core.limits.error_wait_time)
 
     def _cache_attributes(self, plugin: Resource) -> dict[str, Any]:
+        # Every attribute is stored, not only those the template reads: resource show
+        # reports them all, as Heat does (it resolves them live).
         needed = self.run.bound.needed_attributes.get(self.name, set())
-        names = set(needed)
-        if ALL_ATTRIBUTES in names:
-            names.discard(ALL_ATTRIBUTES)
-            names |= set(type(plugin).attributes_schema) - {"show"}
+        names = (set(needed) | set(type(plugin).attributes_schema)) - {ALL_ATTRIBUTES}
         attrs: dict[str, Any] = {}
         for attr in sorted(names):
             try:

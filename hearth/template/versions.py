@@ -315,6 +315,7 @@ def find_version(name: str) -> TemplateVersion | None:
 
 def list_functions(version: TemplateVersion, with_condition: bool = False) -> list[dict[str, str]]:
     """What GET /template_versions/{v}/functions serves: each usable function, described."""
+    from hearth.template.function_descriptions import API_DESCRIPTIONS
     from hearth.template.functions import implementation
 
     keys = dict(version.function_keys)
@@ -324,6 +325,9 @@ def list_functions(version: TemplateVersion, with_condition: bool = False) -> li
     for name, key in keys.items():
         if key in (REMOVED, INVALID_IN_CONDITION):
             continue
-        doc = (implementation(key).__doc__ or "").strip()
-        out.append({"functions": name, "description": doc.split("\n\n")[0].replace("\n", " ")})
+        description = API_DESCRIPTIONS.get(key)
+        if description is None:
+            doc = (implementation(key).__doc__ or "").strip()
+            description = doc.split("\n\n")[0].replace("\n", " ")
+        out.append({"functions": name, "description": description})
     return out
