@@ -13,9 +13,9 @@ from hearth.api.auth import Authenticator, WsgiApp, keystone_protected
 from hearth.api.catalog import Versions
 from hearth.api.handler import ApiState
 from hearth.api.openapi import OpenApiDocument
-from hearth.api.policy import Policy
 from hearth.api.routes import ROUTES
 from hearth.common.errors import HearthError
+from hearth.common.policy import Policy
 from hearth.rpc.protocol import EngineAPI
 
 REQUEST_ID_HEADER = "X-OpenStack-Request-Id"

@@ -16,9 +16,9 @@ from typing import Any
 import falcon
 from oslo_config import cfg
 
-from hearth.api.faults import Forbidden
-from hearth.api.policy import Policy
+from hearth.api.faults import HTTPForbidden
 from hearth.common.context import RequestContext
+from hearth.common.policy import Policy
 
 WsgiApp = Callable[..., Any]
 
@@ -51,7 +51,7 @@ class Authenticator:
         ctx = _with_admin(ctx, self.policy.is_admin(ctx))
         # Heat lets an admin address any project's URL and acts in the admin's own project.
         if not ctx.is_admin and ctx.project_id != url_tenant:
-            raise Forbidden()
+            raise HTTPForbidden()
         return ctx
 
     def _from_token_headers(self, req: falcon.Request) -> RequestContext:

@@ -19,6 +19,7 @@ TEMPLATE_KEYS = (
     "environment_files", "files_container",
 )
 URL_SCHEMES = ("http", "https")
+MAX_TIMEOUT_MINS = 2**31 - 1  # the stack's timeout column is a 32-bit integer
 
 
 def _mapping(data: Mapping[str, Any], key: str) -> dict[str, Any]:
@@ -28,6 +29,12 @@ def _mapping(data: Mapping[str, Any], key: str) -> dict[str, Any]:
     if not isinstance(value, Mapping):
         raise BadRequest(f'"{key}" must be a JSON object, not {type(value).__name__}.')
     return dict(value)
+
+
+def _string_or_strings(value: Any) -> bool:
+    return isinstance(value, str) or (
+        isinstance(value, list) and all(isinstance(v, str) for v in value)
+    )
 
 
 def fetch_template(url: str, max_size: int) -> str:
@@ -143,14 +150,19 @@ class StackBody:
                 raise BadRequest("Only integer is acceptable by 'timeout_mins'.") from None
             if minutes < 0:
                 raise BadRequest("Only non-negative integer is acceptable by 'timeout_mins'.")
+            if minutes > MAX_TIMEOUT_MINS:
+                raise BadRequest(f"'timeout_mins' must be at most {MAX_TIMEOUT_MINS}.")
             args["timeout_mins"] = minutes
         if not update and "converge" in args:
             raise BadRequest(
                 "converge flag only supported in stack update (or update preview) request."
             )
         tags = args.get("tags")
-        if tags is not None and not isinstance(tags, str | list):
+        if tags is not None and not _string_or_strings(tags):
             raise BadRequest('"tags" must be a comma-separated string or a list of strings.')
+        clear = args.get("clear_parameters")
+        if clear is not None and not _string_or_strings(clear):
+            raise BadRequest('"clear_parameters" must be a list of parameter names.')
         return args
 
     def no_change(self) -> bool:

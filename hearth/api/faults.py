@@ -40,12 +40,18 @@ class BadRequest(HearthError):
     """A request the API itself refuses (shape, types, query keys); Heat's webob type name."""
 
     http_status = 400
-    type_name = "HTTPBadRequest"
+
+    @property
+    def heat_type(self) -> str:
+        return "HTTPBadRequest"
 
 
-class Forbidden(HearthError):
+class HTTPForbidden(HearthError):
     http_status = 403
-    type_name = "HTTPForbidden"
+
+    @property
+    def heat_type(self) -> str:
+        return "HTTPForbidden"
 
     def __init__(self, message: str = "Access was denied to this resource.") -> None:
         super().__init__(message)
@@ -53,7 +59,10 @@ class Forbidden(HearthError):
 
 class NotFoundHere(HearthError):
     http_status = 404
-    type_name = "HTTPNotFound"
+
+    @property
+    def heat_type(self) -> str:
+        return "HTTPNotFound"
 
     def __init__(self, message: str = "The resource could not be found.") -> None:
         super().__init__(message)
@@ -77,8 +86,7 @@ def _write(resp: falcon.Response, status: int, body: dict[str, Any]) -> None:
 def handle_hearth_error(
     req: falcon.Request, resp: falcon.Response, ex: HearthError, params: dict[str, Any]
 ) -> None:
-    type_name = getattr(ex, "type_name", None) or type(ex).__name__
-    _write(resp, ex.http_status, error_body(ex.http_status, type_name, str(ex)))
+    _write(resp, ex.http_status, error_body(ex.http_status, ex.heat_type, str(ex)))
 
 
 def handle_unexpected(

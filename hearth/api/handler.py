@@ -10,9 +10,9 @@ import falcon
 
 from hearth.api.auth import Authenticator
 from hearth.api.bodies import StackBody
-from hearth.api.policy import Policy
 from hearth.api.request import json_object, read_json
 from hearth.common.context import RequestContext
+from hearth.common.policy import Policy
 from hearth.rpc.protocol import EngineAPI
 
 

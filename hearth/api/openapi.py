@@ -80,22 +80,31 @@ def build_document(routes: Sequence[Route]) -> dict[str, Any]:
         info={"description": "OpenStack Orchestration (Heat) API v1, as served by Hearth."},
     )
     spec.components.schema("Error", ERROR_SCHEMA)
-    spec.path(path="/", operations={"get": {
-        "summary": "API versions", "operationId": "versions",
-        "responses": {"300": {"description": "The versions document"}},
+    for path, op_id in (("/", "versions"), ("/versions", "versions.list")):
+        spec.path(path=path, operations={"get": {
+            "summary": "API versions", "operationId": op_id,
+            "responses": {"300": {"description": "The versions document"}},
+        }})
+    spec.path(path="/openapi.json", operations={"get": {
+        "summary": "This OpenAPI document", "operationId": "openapi",
+        "responses": {"200": {"description": "The OpenAPI 3 document"}},
     }})
+    seen: set[str] = set()
     for route in routes:
+        fields = FIELD.findall(route.path)
         params = [
             {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
-            for name in FIELD.findall(route.path)
+            for name in fields
         ]
-        spec.path(
-            path=route.path,
-            parameters=params,
-            operations={
-                m.lower(): _operation(route, m, summary) for m, summary in route.methods.items()
-            },
-        )
+        operations = {
+            m.lower(): _operation(route, m, summary) for m, summary in route.methods.items()
+        }
+        for op in operations.values():
+            # one handler on several paths (events of a stack, of a resource): ids are unique
+            if op["operationId"] in seen:
+                op["operationId"] += f".{fields[-1]}"
+            seen.add(op["operationId"])
+        spec.path(path=route.path, parameters=params, operations=operations)
     return spec.to_dict()
 
 

@@ -11,6 +11,8 @@ import falcon
 from hearth.api.faults import BadRequest
 from hearth.common.errors import RequestLimitExceeded
 
+MAX_QUERY_INTEGER = 2**63 - 1
+
 
 def read_json(req: falcon.Request, max_size: int) -> Any:
     """The decoded JSON body, or None when there is none."""
@@ -30,6 +32,8 @@ def read_json(req: falcon.Request, max_size: int) -> Any:
         return json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest(f"The request body is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise BadRequest("The request body is not valid JSON: it is nested too deeply.") from None
 
 
 def json_object(req: falcon.Request, max_size: int, *, required: bool = True) -> dict[str, Any]:
@@ -92,6 +96,9 @@ class Query:
             raise BadRequest(f"Only integer is acceptable by '{name}'.") from None
         if number < 0:
             raise BadRequest(f"Only non-negative integer is acceptable by '{name}'.")
+        if number > MAX_QUERY_INTEGER:
+            # beyond what the databases take as a LIMIT
+            raise BadRequest(f"'{name}' must be at most {MAX_QUERY_INTEGER}.")
         return number
 
     def tags(self, name: str) -> list[str] | None:

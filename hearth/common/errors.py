@@ -290,6 +290,16 @@ class NotFound(HearthError):
     http_status = 404
 
 
+class Forbidden(HearthError):
+    """A policy rule denied the request; Heat's ``Forbidden`` with Heat's message."""
+
+    http_status = 403
+
+    def __init__(self, action: str = "this action") -> None:
+        self.action = action
+        super().__init__(f"You are not authorized to use {action}.")
+
+
 class InvalidTenant(HearthError):
     http_status = 403
 

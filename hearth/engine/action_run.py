@@ -122,6 +122,8 @@ class ActionRun:
         self.keep_lock = False
         self.next_spec: RunSpec | None = None
         self.cancel_rollback = False
+        # Set when a cancel already wrote the stack's FAILED state and event.
+        self.failed_early = False
         self._load()
 
     # --- loading -------------------------------------------------------------------------
@@ -461,7 +463,9 @@ class ActionRun:
             await asyncio.sleep(delay)
             delay = min(delay * 2, 2.0)
             message = await self.core.workers.call(self._take_message)
-            if message == "cancel":
+            if message == "stop":  # a delete supersedes this action
+                self.request_cancel(rollback=False, drain=False)
+            elif message == "cancel":
                 self.request_cancel(rollback=False)
             elif message == "cancel_with_rollback":
                 self.request_cancel(rollback=True)
@@ -470,9 +474,20 @@ class ActionRun:
         with self.core.db.session() as session:
             return lock_store.take_message(session, self.stack_id, self.core.engine_id)
 
-    def request_cancel(self, *, rollback: bool, message: str = "") -> None:
+    def request_cancel(
+        self, *, rollback: bool, message: str = "", drain: bool | None = None
+    ) -> None:
+        """Stop this action. A user's cancel without rollback lets running resources finish
+        (``drain``); a delete that supersedes the action stops them at once."""
         self.cancel_rollback = rollback
-        self.stop.request(StopReason.CANCELLED, message)
+        drain = not rollback if drain is None else drain
+        if drain and not self.stop.requested and not self.failed_early:
+            # Heat marks the stack FAILED at once; what runs then finishes on its own.
+            with self.core.db.session() as session:
+                set_stack_state(session, self.stack_id, self.stack_name, self.action,
+                                states.FAILED, message or f"Stack {self.action} cancelled")
+            self.failed_early = True
+        self.stop.request(StopReason.CANCELLED, message, drain=drain)
 
     # --- the end -------------------------------------------------------------------------
 
@@ -515,9 +530,12 @@ class ActionRun:
                 fields["outputs"] = resolve_outputs(self.bound)
             if success and self.is_update_like and self.prev_template_id is not None:
                 fields["prev_raw_template_id"] = None
-            set_stack_state(
-                session, self.stack_id, self.stack_name, action, status, reason, **fields
-            )
+            if self.failed_early:
+                stack_store.set_fields(session, self.stack_id, **fields)
+            else:
+                set_stack_state(
+                    session, self.stack_id, self.stack_name, action, status, reason, **fields
+                )
             if success and self.is_update_like and self.prev_template_id is not None:
                 drop_template(session, self.prev_template_id)
             event_store.prune(

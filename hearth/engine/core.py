@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from oslo_config import cfg
 
 from hearth.common.config import EngineLimits
+from hearth.common.policy import Policy
 from hearth.resources.registry import PluginRegistry
 from hearth.store.crypto import Encryptor
 from hearth.store.db import Database
@@ -105,8 +106,11 @@ class EngineCore:
         global_env: Environment,
         settings: EngineSettings,
         encryption_key: str | None = None,
+        policy: Policy | None = None,
     ) -> None:
         self.db = db
+        # Who may use which resource types (Heat's resource_types:* rules); None allows all.
+        self.policy = policy
         self.plugins = plugins
         self.global_env = global_env
         self.settings = settings

@@ -14,6 +14,7 @@ from oslo_config import cfg
 from hearth.common.config import database_url
 from hearth.common.context import RequestContext
 from hearth.common.errors import EntityNotFound
+from hearth.common.policy import Policy
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore, EngineSettings
 from hearth.engine.liveness import Liveness
@@ -104,6 +105,7 @@ class Engine:
             plugins.global_environment(),
             EngineSettings.from_config(conf),
             encryption_key=conf.auth_encryption_key,
+            policy=Policy(conf),
         )
         return cls(core)
 
@@ -129,21 +131,32 @@ class Engine:
         heat_version: str | None = None,
         with_description: bool = False,
     ) -> list[Any]:
-        return self.core.plugins.list_types(
+        found = self.core.plugins.list_types(
             support_status=support_status,
             type_name=type_name,
             version=heat_version,
             with_description=with_description,
         )
+        policy = self.core.policy
+        if policy is None:
+            return found
+        return [
+            t for t in found
+            if policy.type_allowed(ctx, t if isinstance(t, str) else t["resource_type"])
+        ]
 
     def resource_schema(
         self, ctx: RequestContext, type_name: str, with_description: bool = False
     ) -> dict[str, Any]:
+        if self.core.policy is not None:
+            self.core.policy.authorize_resource_type(ctx, type_name)
         return self.core.plugins.schema(type_name, with_description=with_description)
 
     def generate_template(
         self, ctx: RequestContext, type_name: str, template_type: str = "cfn"
     ) -> dict[str, Any]:
+        if self.core.policy is not None:
+            self.core.policy.authorize_resource_type(ctx, type_name)
         return self.core.plugins.generate_template(type_name, template_type)
 
     def list_template_versions(self, ctx: RequestContext) -> list[dict[str, object]]:

@@ -126,6 +126,7 @@ class Previews:
             row = self.stacks._stack(session, ctx, stack_identity)
             req = StackRequest(template, params, files, environment, environment_files)
             current, new = self.stacks.prepare_update(session, row, req, opts)
+            self.stacks.authorize_types(ctx, new)
             records = {
                 r.name: ResourceRecord.from_row(r)
                 for r in resource_store.of_stack(session, row.id)

@@ -70,16 +70,28 @@ class _Templates:
             self._cache[template_id] = Template(data) if data is not None else None
         return self._cache[template_id]
 
-    def resource_description(self, template_id: int | None, name: str) -> str:
+    def _body(
+        self, template_id: int | None, name: str
+    ) -> tuple[Template, Mapping[str, Any]] | None:
         tmpl = self.get(template_id)
         if tmpl is None:
-            return ""
+            return None
         section = tmpl.resources_section
         body = section.get(name) if isinstance(section, Mapping) else None
-        if not isinstance(body, Mapping):
+        return (tmpl, body) if isinstance(body, Mapping) else None
+
+    def resource_description(self, template_id: int | None, name: str) -> str:
+        found = self._body(template_id, name)
+        if found is None:
             return ""
-        value = body.get(tmpl.resource_key("description"))
+        value = found[1].get(found[0].resource_key("description"))
         return "" if value is None else str(value)
+
+    def resource_type(self, template_id: int | None, name: str) -> str | None:
+        """The type as the template names it (Heat shows an alias, not what it maps to)."""
+        found = self._body(template_id, name)
+        value = found[1].get(found[0].resource_key("type")) if found is not None else None
+        return value if isinstance(value, str) else None
 
 
 @dataclass
@@ -122,8 +134,8 @@ class _StackResources:
     ) -> dict[str, Any]:
         child = self.nested(row)
         description = ""
+        template_id = row.current_template_id or self.stack.raw_template_id
         if detail:
-            template_id = row.current_template_id or self.stack.raw_template_id
             description = templates.resource_description(template_id, row.name)
         return fmt.format_resource(
             row,
@@ -131,6 +143,7 @@ class _StackResources:
             required_by=self.required_by.get(row.id, []),
             detail=detail,
             description=description,
+            type_name=templates.resource_type(template_id, row.name),
             with_attr=with_attr,
             nested=fmt.stack_identity(child) if child is not None else None,
             parent_resource=self.stack.parent_resource_name,

@@ -48,10 +48,15 @@ class StopSignal:
         self._event = asyncio.Event()
         self.reason: StopReason | None = None
         self.message = ""
+        self.drain = False
 
-    def request(self, reason: StopReason = StopReason.CANCELLED, message: str = "") -> None:
+    def request(
+        self, reason: StopReason = StopReason.CANCELLED, message: str = "", *, drain: bool = False
+    ) -> None:
+        """Stop the graph. With ``drain`` what runs finishes and only new work is held back
+        (a cancel without rollback, as Heat's convergence engine does it)."""
         if self.reason is None:
-            self.reason, self.message = reason, message
+            self.reason, self.message, self.drain = reason, message, drain
         self._event.set()
 
     @property
@@ -118,7 +123,8 @@ class GraphRunner(Generic[K]):
             while True:
                 if self._stop.requested and self.result.stop is None:
                     self.result.stop = self._stop.reason or StopReason.CANCELLED
-                    self._cancel_all(running)
+                    if not self._stop.drain:
+                        self._cancel_all(running)
                 if not self.stopping or (self._aggregate and self.result.stop is StopReason.FAILED):
                     for node in ready:
                         if node not in blocked:

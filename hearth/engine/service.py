@@ -18,10 +18,12 @@ from sqlalchemy.orm import Session
 from hearth.common.context import RequestContext
 from hearth.common.errors import (
     EntityNotFound,
+    Forbidden,
     HearthError,
     Invalid,
     NotSupported,
     RequestLimitExceeded,
+    ResourceTypeUnavailable,
     StackExists,
     StackValidationFailed,
 )
@@ -47,7 +49,8 @@ from hearth.template.validate import parameter_types
 
 def _wrap_validation(exc: HearthError) -> HearthError:
     """Heat reports every fault found while validating a new stack as StackValidationFailed."""
-    if isinstance(exc, StackValidationFailed | RequestLimitExceeded | StackExists):
+    if isinstance(exc, StackValidationFailed | RequestLimitExceeded | StackExists | Forbidden
+                  | ResourceTypeUnavailable):
         return exc
     return StackValidationFailed(str(exc))
 
@@ -95,6 +98,17 @@ class StackService:
         limit = self.core.limits.max_resources_per_stack
         if limit != -1 and len(bound.template.resources_section) > limit:
             raise RequestLimitExceeded("Maximum resources per stack exceeded.")
+
+    def authorize_types(self, ctx: RequestContext, bound: BoundStack) -> None:
+        """Heat's ``resource_types:*`` rules: e.g. only admins may use OS::Nova::Flavor."""
+        policy = self.core.policy
+        if policy is None:
+            return
+        for defn in (bound.template.resources_section or {}).values():
+            if isinstance(defn, Mapping):
+                type_name = defn.get("type", defn.get("Type"))
+                if isinstance(type_name, str):
+                    policy.authorize_resource_type(ctx, type_name)
 
     def _hidden_params(self, bound: BoundStack) -> list[str]:
         return [name for name in bound.params.declared_names
@@ -207,6 +221,7 @@ class StackService:
         """A new stack's definition, validated as Heat validates before a create."""
         try:
             bound = self._bind(self._new_source(req), ctx.project_id, name, stack_id)
+            self.authorize_types(ctx, bound)
             bound.validate()
             self._check_resource_count(bound)
         except HearthError as exc:
@@ -292,6 +307,7 @@ class StackService:
             row = self._stack(session, ctx, stack_identity)
             req = StackRequest(template, params, files, environment, environment_files)
             _, new = self.prepare_update(session, row, req, opts)
+            self.authorize_types(ctx, new)
             locking.acquire(self.core, session, row.id, row.name, row.action or states.UPDATE)
             new_template_id = stack_store.store_template(
                 session, new.source.template, new.source.files, new.source.environment,
@@ -332,11 +348,11 @@ class StackService:
             if run is not None and self.actions.after_current(
                 stack_id, lambda: self._delete_when_free(stack_id, name)
             ):
-                run.request_cancel(rollback=False)
+                run.request_cancel(rollback=False, drain=False)
                 return
         if holder is not None and holder != self.core.engine_id:
             with self.core.db.session() as session:
-                lock_store.post_message(session, stack_id, "cancel")
+                lock_store.post_message(session, stack_id, "stop")
             self.core.workers.submit(self._await_lock_then_delete(stack_id, name))
             return
         self._delete_when_free(stack_id, name)

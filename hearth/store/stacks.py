@@ -13,7 +13,7 @@ from sqlalchemy import and_, delete, false, func, not_, or_, select, update
 from sqlalchemy.orm import Session
 
 from hearth.store.crypto import Encryptor
-from hearth.store.models import RawTemplate, RawTemplateFiles, Stack, StackTag
+from hearth.store.models import RawTemplate, RawTemplateFiles, Resource, Stack, StackTag
 from hearth.store.queries import after_marker
 from hearth.store.types import utcnow
 
@@ -69,10 +69,26 @@ def load_template(
 
 
 def delete_template(session: Session, template_id: int | None) -> None:
+    """Delete a stored template once nothing refers to it any more.
+
+    Resources keep the template they were last acted on with (``current_template_id``), so
+    a previous template stays while an unfinished update leaves resources on it.
+    """
     if template_id is None:
         return
     row = session.get(RawTemplate, template_id)
     if row is None:
+        return
+    in_use = session.scalar(
+        select(func.count()).select_from(Resource).where(
+            Resource.current_template_id == template_id
+        )
+    ) or session.scalar(
+        select(func.count()).select_from(Stack).where(
+            or_(Stack.raw_template_id == template_id, Stack.prev_raw_template_id == template_id)
+        )
+    )
+    if in_use:
         return
     files_id = row.files_id
     session.delete(row)

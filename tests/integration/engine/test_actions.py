@@ -69,10 +69,21 @@ def test_cancel_update_rolls_back(engine: Engine) -> None:
 
 
 def test_cancel_without_rollback(engine: Engine) -> None:
-    identity = create(engine, template({"r": rsrc("one", wait_secs=60)}))
+    # As Heat's convergence engine: the stack fails at once, the running resource finishes
+    # on its own, and what depends on it never starts.
+    tmpl = template({"r": rsrc("one", wait_secs=2), "after": {**rsrc("two"), "depends_on": "r"}})
+    identity = create(engine, tmpl)
     wait_for(lambda: resources(engine, identity)["r"].status == "IN_PROGRESS")
     engine.stack_cancel_update(CTX, identity, cancel_with_rollback=False)
-    assert wait_state(engine, identity)[:2] == ("CREATE", "FAILED")
+    state = wait_state(engine, identity, timeout=1.5,
+                       until=lambda action, status: status == "FAILED")
+    assert state == ("CREATE", "FAILED", "Stack CREATE cancelled")
+    wait_state(engine, identity)
+    rows = resources(engine, identity)
+    assert (rows["r"].action, rows["r"].status) == ("CREATE", "COMPLETE")
+    assert (rows["after"].action, rows["after"].status) == ("INIT", "COMPLETE")
+    stack_events = [e for e in events(engine, identity) if e[0] == identity["stack_name"]]
+    assert [e[1:3] for e in stack_events] == [("CREATE", "IN_PROGRESS"), ("CREATE", "FAILED")]
 
 
 def test_cancel_refused_when_nothing_runs(engine: Engine) -> None:

@@ -9,15 +9,15 @@ import pytest
 from oslo_config import cfg
 from oslo_policy import policy as oslo_policy
 
-from hearth.api.policy import (
+from hearth.common.context import RequestContext
+from hearth.common.errors import HearthError
+from hearth.common.policy import (
     Forbidden,
     Policy,
     credentials,
     get_policy_enforcer,
     list_rules,
 )
-from hearth.common.context import RequestContext
-from hearth.common.errors import HearthError
 
 PROJECT = "7b0a5ba1c2c84b6c9f4e1f1e5a0d7e11"
 
@@ -213,7 +213,7 @@ def test_resource_type_rules(policy: Policy) -> None:
     member, admin = ctx("member"), ctx("admin")
     with pytest.raises(Forbidden) as caught:
         policy.authorize_resource_type(member, "OS::Nova::Flavor")
-    assert str(caught.value) == "You are not authorized to use resource_types:OS::Nova::Flavor."
+    assert str(caught.value) == "You are not authorized to use OS::Nova::Flavor."
     with pytest.raises(Forbidden) as caught:
         policy.authorize_resource_type(member, "OS::Keystone::Project")
     assert str(caught.value) == "You are not authorized to use OS::Keystone::Project."

@@ -22,18 +22,7 @@ from oslo_config import cfg
 from oslo_policy import policy as oslo_policy
 
 from hearth.common.context import RequestContext
-from hearth.common.errors import HearthError
-
-
-class Forbidden(HearthError):
-    """A policy rule denied the request; Heat's ``Forbidden`` with Heat's message."""
-
-    http_status = 403
-
-    def __init__(self, action: str = "this action") -> None:
-        self.action = action
-        super().__init__(f"You are not authorized to use {action}.")
-
+from hearth.common.errors import Forbidden
 
 # --- Check strings (the same text as Heat's defaults) ---------------------------------------
 
@@ -774,16 +763,23 @@ class Policy:
         except Forbidden:
             raise Forbidden(type_name) from None
 
+    def type_allowed(self, ctx: RequestContext, type_name: str) -> bool:
+        try:
+            self.authorize_resource_type(ctx, type_name)
+        except Forbidden:
+            return False
+        return True
+
     def _authorize_type(self, ctx: RequestContext, type_name: str) -> None:
         rule = f"resource_types:{type_name}"
         if rule not in self.enforcer.registered_rules:
             return
         try:
             self.enforcer.authorize(
-                rule, {}, credentials(ctx), do_raise=True, exc=Forbidden, action=rule
+                rule, {}, credentials(ctx), do_raise=True, exc=Forbidden, action=type_name
             )
         except oslo_policy.InvalidScope:
-            raise Forbidden(rule) from None
+            raise Forbidden(type_name) from None
 
 
 def get_policy_enforcer() -> oslo_policy.Enforcer:
