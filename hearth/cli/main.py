@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from hearth.cli import config_commands, db_commands, serve
+from hearth.cli import client, config_commands, db_commands, serve
 from hearth.cli.template_files import collect_environment_files, collect_files
 from hearth.common.errors import HearthError
 from hearth.template.context import Limits
@@ -135,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     functions.add_argument("--with-condition-functions", action="store_true")
     functions.add_argument("--format", choices=("json", "yaml"), default="yaml")
     functions.set_defaults(func=cmd_functions)
+    client.register(commands)
     return parser
 
 

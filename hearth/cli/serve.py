@@ -93,11 +93,22 @@ class RunningServer:
         self.engine.stop()
 
 
-def close_server(server: Any) -> None:
-    """Let running requests finish, then close the listening socket and every connection."""
+def close_server(server: Any, *, from_loop: bool = False) -> None:
+    """Let running requests finish, then close the listening socket and every connection.
+
+    The closing runs in the server's own loop (through its trigger) unless we are in it
+    already: closing sockets under a running ``select`` in another thread breaks it.
+    """
     server.task_dispatcher.shutdown(cancel_pending=False, timeout=10)
-    for channel in list(server._map.values()):
-        channel.close()
+
+    def close_all() -> None:
+        for channel in list(server._map.values()):
+            channel.close()
+
+    if from_loop:
+        close_all()
+    else:
+        server.trigger.pull_trigger(close_all)
 
 
 def ensure_encryption_key(conf: cfg.ConfigOpts) -> None:
@@ -132,9 +143,19 @@ def start_server(conf: cfg.ConfigOpts, *, background: bool = False) -> RunningSe
     )
     running = RunningServer(engine, server)
     if background:
-        running.thread = threading.Thread(target=server.run, name="hearth-api", daemon=True)
+        running.thread = threading.Thread(
+            target=_run_until_closed, args=(server,), name="hearth-api", daemon=True
+        )
         running.thread.start()
     return running
+
+
+def _run_until_closed(server: Any) -> None:
+    try:
+        server.run()
+    except OSError:
+        # close_server() closes the sockets under the running select(): that ends the loop
+        pass
 
 
 @contextmanager
@@ -153,7 +174,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     def shutdown(signum: int, frame: Any) -> None:
         LOG.info("Stopping (signal %d)", signum)
-        close_server(running.server)
+        close_server(running.server, from_loop=True)
 
     signal.signal(signal.SIGTERM, shutdown)
     signal.signal(signal.SIGINT, shutdown)

@@ -24,6 +24,11 @@ Command = Callable[[argparse.Namespace], int]
 Subparsers = Any  # argparse._SubParsersAction[argparse.ArgumentParser]
 
 INTERRUPTED = 130
+CONNECTION_NOTE = (
+    "Each command takes the connection options after its name (--os-endpoint URL, or "
+    "Keystone's --os-auth-url and friends; see the command's --help). With none, it talks "
+    "to $HEARTH_URL/v1/$HEARTH_PROJECT, by default http://127.0.0.1:8004/v1/admin."
+)
 
 
 class UsageError(Exception):
@@ -57,7 +62,10 @@ def run_reporting_errors(func: Callable[[], int]) -> int:
     except (ConnectionSettingsError, UsageError) as exc:
         return error(str(exc))
     except URLError as exc:
-        return error(f"could not read {exc.reason}")
+        reason = exc.reason
+        if isinstance(reason, OSError) and reason.filename:
+            return error(f"{reason.strerror or reason}: {reason.filename}")
+        return error(f"could not read: {reason}")
     except KeyboardInterrupt:
         print("\nInterrupted: the stack action, if any, goes on on the server.",
               file=sys.stderr)
@@ -89,16 +97,25 @@ def group(commands: Subparsers, name: str, help_text: str, dest: str) -> Subpars
     (``hearth stack`` also holds the operator's ``reset-state``)."""
     existing = commands.choices.get(name)
     if existing is None:
-        parser = commands.add_parser(name, help=help_text, description=help_text)
-        return parser.add_subparsers(dest=dest, required=True, metavar="COMMAND")
-    for choice in commands._choices_actions:
-        if choice.dest == name:
-            choice.help = help_text
-    existing.description = help_text
+        existing = commands.add_parser(name, help=help_text, description=help_text)
+        existing.epilog = CONNECTION_NOTE
+        return existing.add_subparsers(dest=dest, required=True, metavar="COMMAND")
+    set_help(commands, name, help_text)
+    existing.epilog = CONNECTION_NOTE
     for action in existing._actions:
         if isinstance(action, argparse._SubParsersAction):
             return action
     return existing.add_subparsers(dest=dest, required=True, metavar="COMMAND")
+
+
+def set_help(commands: Subparsers, name: str, help_text: str) -> None:
+    """Reword the one-line help of an existing command group."""
+    for choice in commands._choices_actions:
+        if choice.dest == name:
+            choice.help = help_text
+    parser = commands.choices.get(name)
+    if parser is not None:
+        parser.description = help_text
 
 
 def find_stack(client: Any, name_or_id: str) -> Any:

@@ -136,13 +136,14 @@ def connect(args: argparse.Namespace) -> Any:
     if verify and cacert:
         verify = cacert
     if where.keystone:
-        return heat_client.Client(
-            "1",
-            session=_keystone_session(args, verify),
-            service_type="orchestration",
-            interface=option(args, "os_interface") or "public",
-            region_name=option(args, "os_region_name"),
-        )
+        catalog: dict[str, Any] = {
+            "service_type": "orchestration",
+            "interface": option(args, "os_interface") or "public",
+        }
+        region = option(args, "os_region_name")
+        if region:
+            catalog["region_name"] = region
+        return heat_client.Client("1", session=_keystone_session(args, verify), **catalog)
     assert where.endpoint is not None
     kwargs: dict[str, Any] = {"endpoint": where.endpoint, "token": option(args, "os_token")}
     if where.endpoint.startswith("https:"):
@@ -158,7 +159,7 @@ def _keystone_session(args: argparse.Namespace, verify: bool | str) -> Any:
 
     auth_url = option(args, "os_auth_url")
     assert auth_url is not None
-    scope = {
+    scope: dict[str, Any] = {
         "project_name": option(args, "os_project_name"),
         "project_id": option(args, "os_project_id"),
         "project_domain_name": option(args, "os_project_domain_name") or "Default",

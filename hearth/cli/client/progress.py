@@ -103,8 +103,7 @@ class Watcher:
         except heat_exc.HTTPNotFound:
             if not self.expect.gone_ok:
                 raise
-            return Observed("DELETE_COMPLETE", "Stack deleted", resources=self.resources,
-                            gone=True)
+            return Observed("DELETE_COMPLETE", "Stack deleted", gone=True)
         events = self._new_events()
         try:
             self.resources = [r.to_dict() for r in self.client.resources.list(self.ident)]
@@ -171,9 +170,8 @@ class LineView:
 class LiveView:
     """The resources table, redrawn in place on a terminal."""
 
-    def __init__(self, out: Console, stack_name: str, action: str) -> None:
+    def __init__(self, out: Console, stack_name: str) -> None:
         self.stack_name = stack_name
-        self.action = action
         self.live = Live(console=out, refresh_per_second=8, transient=False)
 
     def __enter__(self) -> LiveView:
@@ -214,7 +212,7 @@ def wait(client: Any, stack: Any, expect: Expect, base: Baseline, *, poll: float
     ident = stack_ident(stack)
     out = console()
     view: LineView | LiveView = (
-        LiveView(out, stack.stack_name, expect.action) if out.is_terminal
+        LiveView(out, stack.stack_name) if out.is_terminal
         else LineView(stack.stack_name)
     )
     watcher = Watcher(client, ident, expect, base)

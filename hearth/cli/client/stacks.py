@@ -17,8 +17,12 @@ from hearth.cli.client.command import (
     find_stack,
     parse_key_values,
 )
-from hearth.cli.client.inputs import add_environment_arguments, add_template_arguments
-from hearth.cli.client.inputs import environment_fields, template_fields
+from hearth.cli.client.inputs import (
+    add_environment_arguments,
+    add_template_arguments,
+    environment_fields,
+    template_fields,
+)
 from hearth.cli.client.output import add_format_argument, dump, print_item, print_list, say
 from hearth.cli.client.progress import (
     NEW_STACK,
