@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hearth.common.context import RequestContext
-from hearth.common.errors import HearthError
+from hearth.common.errors import HearthError, StackValidationFailed
 from hearth.common.identifier import Identity
 from hearth.engine.records import ResourceRecord
 from hearth.engine.requests import ActionArgs, StackRequest, check_stack_name
@@ -57,8 +57,29 @@ def _resource(
         "metadata": {},
     }
     if with_props and defn is not None:
+        out["attributes"] = _attributes(bound, name)
         out["properties"] = _properties(bound, name)
     return out
+
+
+def _attributes(bound: BoundStack, name: str) -> dict[str, Any]:
+    """Every attribute of the type, unresolved (None): nothing exists yet, as in Heat."""
+    try:
+        cls = bound.resource_class(name)
+    except HearthError:
+        return {}
+    return {attr: None for attr in cls.attributes_schema if attr != "show"}
+
+
+def _preview_error(exc: StackValidationFailed) -> StackValidationFailed:
+    """Heat's preview words a property error with empty path parts ("Property error: :
+    resources.x.properties.y: : message"), which clients match; create keeps the plain form."""
+    text = str(exc)
+    prefix = "Property error: "
+    if not text.startswith(prefix) or ": " not in text[len(prefix):]:
+        return exc
+    path, _, message = text[len(prefix):].partition(": ")
+    return StackValidationFailed(f"{prefix}: {path}: : {message}")
 
 
 class Previews:
@@ -79,10 +100,13 @@ class Previews:
     ) -> dict[str, Any]:
         check_stack_name(stack_name)
         opts = ActionArgs.parse(args)
-        bound = self.stacks.new_bound(
-            ctx, stack_name, PREVIEW_ID,
-            StackRequest(template, params, files, environment, environment_files),
-        )
+        try:
+            bound = self.stacks.new_bound(
+                ctx, stack_name, PREVIEW_ID,
+                StackRequest(template, params, files, environment, environment_files),
+            )
+        except StackValidationFailed as exc:
+            raise _preview_error(exc) from None
         identity = Identity(ctx.project_id, stack_name, PREVIEW_ID)
         params_out = {}
         for key in bound.params:

@@ -74,6 +74,8 @@ class ResourceTask:
         self._plan: Any = None
         self._post_hook: str | None = None
         self._noop = False
+        # A pre-update hook was set before the update was planned (existing resources).
+        self._hook_before_decision = False
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -133,9 +135,12 @@ class ResourceTask:
     def start(self) -> Step:
         """Hooks, then IN_PROGRESS and the plugin's handler."""
         if self.action in (states.CREATE, states.UPDATE) and self.run.is_update_like:
-            decided = self._decide_update()
-            if decided is not None:
-                return decided
+            # Heat pauses an existing resource at pre-update before it knows whether
+            # anything changes (so the hook fires for unchanged and replaced ones too).
+            if self.record.exists and self._existing_update_hook():
+                self._hook_before_decision = True
+                return self._set_hook("pre-update")
+            return self._decide_then_begin()
         if self.action == states.DELETE and not self.record.exists:
             self._noop = True
             return Step(done=True)
@@ -144,7 +149,23 @@ class ResourceTask:
             return self._set_hook(hook)
         return self._begin()
 
+    def _existing_update_hook(self) -> bool:
+        return self.run.action != states.ROLLBACK and self.run.bound.env.matches_hook(
+            self.name, "pre-update"
+        )
+
+    def _decide_then_begin(self) -> Step:
+        decided = self._decide_update()
+        if decided is not None:
+            return decided
+        hook = None if self._hook_before_decision else self._hook_name("pre")
+        if hook is not None:
+            return self._set_hook(hook)
+        return self._begin()
+
     def after_hook(self) -> Step:
+        if self._hook_before_decision and self._plan is None:
+            return self._decide_then_begin()
         return self._begin()
 
     def _decide_update(self) -> Step | None:

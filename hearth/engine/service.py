@@ -323,8 +323,9 @@ class StackService:
             if opts.disable_rollback is not None:
                 fields["disable_rollback"] = opts.disable_rollback
             stack_store.set_fields(session, row.id, **fields)
-            if opts.tags is not None:
-                stack_store.set_tags(session, row, opts.tags)
+            # A full update replaces the tags (none given: none kept); PATCH keeps them.
+            if opts.tags is not None or not opts.existing:
+                stack_store.set_tags(session, row, opts.tags or [])
             if old_prev is not None and old_prev != row.raw_template_id:
                 stack_store.delete_template(session, old_prev)
             rollback = not (

@@ -41,6 +41,23 @@ def test_pre_create_hook_pauses_until_signalled(engine: Engine) -> None:
     assert "Hook pre-create is cleared" in reasons
 
 
+def test_pre_update_hook_pauses_an_unchanged_resource(engine: Engine) -> None:
+    # Heat pauses before it knows whether anything changes; the event keeps the old state.
+    env = {"resource_registry": {"resources": {"first": {"hooks": "pre-update"}}}}
+    identity = create(engine, TWO, environment=env)
+    wait_state(engine, identity)
+    engine.update_stack(CTX, identity, TWO, environment=env)
+    paused = "UPDATE paused until Hook pre-update is cleared"
+    wait_for(lambda: any(e[0] == "first" and e[3] == paused for e in events(engine, identity)))
+    event = next(e for e in events(engine, identity) if e[3] == paused)
+    assert event[1:3] == ("CREATE", "COMPLETE")
+    assert stack_row(engine, identity).status == "IN_PROGRESS"
+    engine.resource_signal(CTX, identity, "first", {"unset_hook": "pre-update"})
+    assert wait_state(engine, identity)[:2] == ("UPDATE", "COMPLETE")
+    rows = resources(engine, identity)
+    assert (rows["first"].action, rows["first"].status) == ("CREATE", "COMPLETE")
+
+
 def test_wildcard_hook_names(engine: Engine) -> None:
     env = {"resource_registry": {"resources": {"sec*": {"hooks": ["pre-create"]}}}}
     identity = create(engine, TWO, environment=env)
