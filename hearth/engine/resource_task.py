@@ -170,6 +170,14 @@ class ResourceTask:
 
     def _decide_update(self) -> Step | None:
         """For update-like traversals: nothing to do, update in place, or replace."""
+        if self.record.exists:
+            before = (self.record.definition or {}).get("external_id")
+            if before != self.run.external_id(self.name):
+                # Heat cannot move a resource to or from an external one by an update.
+                raise NotSupported(
+                    f"Update to property external_id of {self.name} "
+                    f"({self.record.resource_type})"
+                )
         plan = self.run.update_plan(self.record, self.name)
         self._plan = plan
         if plan.kind == "unchanged":

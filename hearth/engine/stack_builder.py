@@ -145,9 +145,10 @@ class BoundStack:
         defn = self.resources[name]
         entry = self.env.resolve_type(defn.type, name)
         if entry.kind == "template":
+            # Provider templates arrive with composition (nested stacks); say so plainly.
             raise NotSupported(
-                f"Resource {name}: provider template types ({entry.template_name}) are not "
-                "supported by this version of Hearth yet"
+                f"Resource {name}: provider template type {entry.template_name} (nested "
+                "stacks come in a later version of Hearth)"
             )
         return str(entry.name)
 
@@ -206,13 +207,17 @@ class BoundStack:
     def frozen_definition(self, name: str) -> dict[str, Any]:
         """The resolved definition of a resource, as stored and compared on update."""
         defn = self.resources[name]
-        return {
+        frozen = {
             "type": self.resource_type(name),
             "properties": self.resolve_properties(name),
             "metadata": self.resolve_metadata(name),
             "update_policy": base.resolve_nullable(defn.update_policy, self.definition),
             "deletion_policy": defn.deletion_policy,
         }
+        if defn.external_id is not None:
+            external = base.resolve(defn.external_id, self.definition)
+            frozen["external_id"] = None if external is None else str(external)
+        return frozen
 
     # --- validation ----------------------------------------------------------------------
 
