@@ -10,14 +10,9 @@ from oslo_config import cfg
 from oslo_policy import policy as oslo_policy
 
 from hearth.common.context import RequestContext
-from hearth.common.errors import HearthError
-from hearth.common.policy import (
-    Forbidden,
-    Policy,
-    credentials,
-    get_policy_enforcer,
-    list_rules,
-)
+from hearth.common.errors import Forbidden, HearthError
+from hearth.common.policy import Policy, credentials, get_policy_enforcer
+from hearth.common.policy_rules import list_rules
 
 PROJECT = "7b0a5ba1c2c84b6c9f4e1f1e5a0d7e11"
 
