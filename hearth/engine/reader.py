@@ -43,6 +43,7 @@ from hearth.engine.stack_views import (
     snapshot_view,
     template_outputs,
 )
+from hearth.engine.stored_templates import StoredTemplates
 from hearth.store import locks, queries
 from hearth.store import stacks as stack_store
 from hearth.store.crypto import Encryptor
@@ -53,45 +54,6 @@ from hearth.store.types import utcnow
 from hearth.template.template import Template
 
 IdentityArg = Mapping[str, Any]
-
-
-class _Templates:
-    """Stored templates read during one call, each once."""
-
-    def __init__(self, session: Session) -> None:
-        self._session = session
-        self._cache: dict[int, Template | None] = {}
-
-    def get(self, template_id: int | None) -> Template | None:
-        if template_id is None:
-            return None
-        if template_id not in self._cache:
-            data = queries.template_data(self._session, template_id)
-            self._cache[template_id] = Template(data) if data is not None else None
-        return self._cache[template_id]
-
-    def _body(
-        self, template_id: int | None, name: str
-    ) -> tuple[Template, Mapping[str, Any]] | None:
-        tmpl = self.get(template_id)
-        if tmpl is None:
-            return None
-        section = tmpl.resources_section
-        body = section.get(name) if isinstance(section, Mapping) else None
-        return (tmpl, body) if isinstance(body, Mapping) else None
-
-    def resource_description(self, template_id: int | None, name: str) -> str:
-        found = self._body(template_id, name)
-        if found is None:
-            return ""
-        value = found[1].get(found[0].resource_key("description"))
-        return "" if value is None else str(value)
-
-    def resource_type(self, template_id: int | None, name: str) -> str | None:
-        """The type as the template names it (Heat shows an alias, not what it maps to)."""
-        found = self._body(template_id, name)
-        value = found[1].get(found[0].resource_key("type")) if found is not None else None
-        return value if isinstance(value, str) else None
 
 
 @dataclass
@@ -127,7 +89,7 @@ class _StackResources:
     def view(
         self,
         row: Resource,
-        templates: _Templates,
+        templates: StoredTemplates,
         *,
         detail: bool,
         with_attr: Sequence[str] | bool | None = None,
@@ -400,7 +362,7 @@ class StackReader:
         depth: int,
         match: ResourceFilter,
         detail: bool,
-        templates: _Templates,
+        templates: StoredTemplates,
         out: list[dict[str, Any]],
     ) -> None:
         # Heat's order: a stack's resources, then those of each nested stack in turn.
@@ -428,7 +390,7 @@ class StackReader:
         with self._db.session(readonly=True) as session:
             stack = self._get_stack(session, ctx, stack_identity, show_deleted=True)
             out: list[dict[str, Any]] = []
-            self._collect(session, stack, depth, match, with_detail, _Templates(session), out)
+            self._collect(session, stack, depth, match, with_detail, StoredTemplates(session), out)
             return out
 
     def _resource(
@@ -452,7 +414,7 @@ class StackReader:
         False: none)."""
         with self._db.session(readonly=True) as session:
             rs, row = self._resource(session, ctx, stack_identity, resource_name)
-            return rs.view(row, _Templates(session), detail=True, with_attr=with_attr)
+            return rs.view(row, StoredTemplates(session), detail=True, with_attr=with_attr)
 
     def describe_stack_resources(
         self,
@@ -464,7 +426,7 @@ class StackReader:
         with self._db.session(readonly=True) as session:
             stack = self._get_stack(session, ctx, stack_identity)
             rs = _StackResources.load(session, stack)
-            templates = _Templates(session)
+            templates = StoredTemplates(session)
             return [
                 rs.view(r, templates, detail=True)
                 for r in rs.rows
