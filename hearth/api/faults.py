@@ -89,11 +89,11 @@ def handle_hearth_error(
     _write(resp, ex.http_status, error_body(ex.http_status, ex.heat_type, str(ex)))
 
 
+# Falcon's own HTTPError/HTTPStatus keep their default handlers (more specific than
+# Exception); their bodies come from serialize_http_error.
 def handle_unexpected(
     req: falcon.Request, resp: falcon.Response, ex: Exception, params: dict[str, Any]
 ) -> None:
-    if isinstance(ex, falcon.HTTPError | falcon.HTTPStatus):
-        raise ex  # the framework's own answers go through serialize_http_error
     LOG.exception("Unexpected error serving %s %s", req.method, req.path)
     _write(resp, 500, error_body(500, type(ex).__name__, "An unexpected error occurred."))
 

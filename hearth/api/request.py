@@ -46,6 +46,32 @@ def json_object(req: falcon.Request, max_size: int, *, required: bool = True) ->
     return body
 
 
+def parse_bool(name: str, value: Any) -> bool:
+    """A boolean from JSON or the query string: true/false in any case, as Heat takes it."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise BadRequest(
+        f'Unrecognized value "{value}" for "{name}", acceptable values are: true, false'
+    )
+
+
+def parse_count(name: str, value: Any, maximum: int) -> int:
+    """A non-negative integer (a number or its digits), with Heat's messages."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise BadRequest(f"Only integer is acceptable by '{name}'.")
+    try:
+        number = int(value)
+    except ValueError:
+        raise BadRequest(f"Only integer is acceptable by '{name}'.") from None
+    if number < 0:
+        raise BadRequest(f"Only non-negative integer is acceptable by '{name}'.")
+    if number > maximum:
+        raise BadRequest(f"'{name}' must be at most {maximum}.")
+    return number
+
+
 class Query:
     """The query string of one request, with the keys a route accepts."""
 
@@ -78,28 +104,14 @@ class Query:
 
     def boolean(self, name: str, default: bool = False) -> bool:
         value = self.one(name)
-        if value is None:
-            return default
-        if value.lower() in ("true", "false"):
-            return value.lower() == "true"
-        raise BadRequest(
-            f'Unrecognized value "{value}" for "{name}", acceptable values are: true, false'
-        )
+        return default if value is None else parse_bool(name, value)
 
     def integer(self, name: str, default: int | None = None) -> int | None:
         value = self.one(name)
         if value is None or value == "":
             return default
-        try:
-            number = int(value)
-        except ValueError:
-            raise BadRequest(f"Only integer is acceptable by '{name}'.") from None
-        if number < 0:
-            raise BadRequest(f"Only non-negative integer is acceptable by '{name}'.")
-        if number > MAX_QUERY_INTEGER:
-            # beyond what the databases take as a LIMIT
-            raise BadRequest(f"'{name}' must be at most {MAX_QUERY_INTEGER}.")
-        return number
+        # beyond MAX_QUERY_INTEGER the databases refuse it as a LIMIT
+        return parse_count(name, value, MAX_QUERY_INTEGER)
 
     def tags(self, name: str) -> list[str] | None:
         value = self.one(name)

@@ -9,7 +9,7 @@ import falcon
 from hearth.api import views
 from hearth.api.faults import BadRequest, NotFoundHere
 from hearth.api.handler import Handler, empty, reply
-from hearth.api.request import Query
+from hearth.api.request import Query, parse_bool
 
 RESOURCE_FILTERS = ("type", "status", "name", "action", "id", "physical_resource_id")
 EVENT_FILTERS = ("resource_status", "resource_action", "resource_name", "resource_type")
@@ -59,14 +59,7 @@ class Resource(Handler):
             raise BadRequest(f"Invalid keys in resource mark unhealthy {sorted(invalid)}")
         if "mark_unhealthy" not in body:
             raise BadRequest("Missing mandatory (mark_unhealthy) key from mark unhealthy request")
-        mark = body["mark_unhealthy"]
-        if isinstance(mark, str) and mark.lower() in ("true", "false"):
-            mark = mark.lower() == "true"
-        if not isinstance(mark, bool):
-            raise BadRequest(
-                f'Unrecognized value "{mark}" for "mark_unhealthy", acceptable values are: '
-                "true, false"
-            )
+        mark = parse_bool("mark_unhealthy", body["mark_unhealthy"])
         reason = body.get("resource_status_reason", "")
         if not isinstance(reason, str):
             raise BadRequest('"resource_status_reason" must be a string.')

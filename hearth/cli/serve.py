@@ -12,15 +12,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oslo_config import cfg
-from waitress.server import create_server
 
-from hearth.api.app import build_app
 from hearth.common.config import data_dir, load_config
-from hearth.engine.engine import Engine
-from hearth.rpc.protocol import EngineAPI
+
+if TYPE_CHECKING:
+    from hearth.engine.engine import Engine
 
 LOG = logging.getLogger("hearth.serve")
 DEFAULT_BIND = "127.0.0.1:8004"
@@ -126,6 +125,13 @@ def ensure_encryption_key(conf: cfg.ConfigOpts) -> None:
 
 
 def start_server(conf: cfg.ConfigOpts, *, background: bool = False) -> RunningServer:
+    # Imported here: the client commands of `hearth` should not pay for the server's start-up.
+    from waitress.server import create_server
+
+    from hearth.api.app import build_app
+    from hearth.engine.engine import Engine
+    from hearth.rpc.protocol import EngineAPI
+
     Path(data_dir(conf)).mkdir(parents=True, exist_ok=True)
     ensure_encryption_key(conf)
     engine = Engine.from_config(conf)

@@ -54,3 +54,9 @@ def test_preview_words_property_errors_as_heat_does(heat: Any) -> None:
         heat.stacks.preview(stack_name=unique("broken"), template=broken)
     assert ("Property error: : resources.two.properties.value: : The Parameter (missing) was "
             "not provided.") in str(caught.value)
+
+
+def test_files_from_swift_are_refused_plainly(heat: Any) -> None:
+    with pytest.raises(exc.HTTPBadRequest) as caught:
+        heat.stacks.create(stack_name=unique("swift"), template=TEMPLATE, files_container="c")
+    assert "files_container" in str(caught.value)
