@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import falcon
@@ -13,7 +14,8 @@ from hearth.api.auth import Authenticator, WsgiApp, keystone_protected
 from hearth.api.catalog import Versions
 from hearth.api.handler import ApiState
 from hearth.api.openapi import OpenApiDocument
-from hearth.api.routes import ROUTES
+from hearth.api.routes import ROUTES, TOKEN_ROUTES, Route
+from hearth.api.signal_urls import TOKEN_PATH
 from hearth.common.errors import HearthError
 from hearth.common.policy import Policy
 from hearth.rpc.protocol import EngineAPI
@@ -36,7 +38,9 @@ class RequestIdMiddleware:
             resp.status = 204
 
 
-def build_falcon_app(engine: EngineAPI, conf: cfg.ConfigOpts) -> falcon.App[Any, Any]:
+def build_falcon_app(
+    engine: EngineAPI, conf: cfg.ConfigOpts, routes: Sequence[Route] = ROUTES
+) -> falcon.App[Any, Any]:
     policy = Policy(conf)
     state = ApiState(
         engine=engine,
@@ -57,7 +61,7 @@ def build_falcon_app(engine: EngineAPI, conf: cfg.ConfigOpts) -> falcon.App[Any,
     app.add_route("/", versions)
     app.add_route("/versions", versions)
     app.add_route("/openapi.json", OpenApiDocument(ROUTES))
-    for route in ROUTES:
+    for route in routes:
         handler = route.handler(state, **route.options)
         app.add_route(route.path, handler)
     return app
@@ -67,17 +71,22 @@ def build_app(engine: EngineAPI, conf: cfg.ConfigOpts) -> WsgiApp:
     """The whole WSGI app: routes, behind keystonemiddleware when auth is keystone."""
     app: WsgiApp = build_falcon_app(engine, conf)
     if conf.api.auth_strategy == "keystone":
-        app = _versions_without_auth(keystone_protected(app, conf), app)
+        # The signal URLs go to an app that serves nothing else: a path that merely looks
+        # like one can never reach another route unauthenticated.
+        signals = build_falcon_app(engine, conf, TOKEN_ROUTES)
+        app = _versions_without_auth(keystone_protected(app, conf), app, signals)
     return app
 
 
-def _versions_without_auth(protected: WsgiApp, plain: WsgiApp) -> WsgiApp:
-    """The versions document and the OpenAPI document need no token, as in Heat."""
+def _versions_without_auth(protected: WsgiApp, plain: WsgiApp, signals: WsgiApp) -> WsgiApp:
+    """The versions document, the OpenAPI document and the signal URLs need no token."""
 
     def route(environ: dict[str, Any], start_response: Any) -> Any:
         path = environ.get("PATH_INFO", "") or "/"
         if path.rstrip("/") in ("", "/versions", "/openapi.json"):
             return plain(environ, start_response)
+        if TOKEN_PATH.match(path):
+            return signals(environ, start_response)
         return protected(environ, start_response)
 
     return route

@@ -9,17 +9,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import requests
 import yaml
 
 from hearth.api.faults import BadRequest
 from hearth.api.request import parse_count
+from hearth.common import urlfetch
 
 TEMPLATE_KEYS = (
     "stack_name", "template", "template_url", "parameters", "environment", "files",
     "environment_files", "files_container",
 )
-URL_SCHEMES = ("http", "https")
 MAX_TIMEOUT_MINS = 2**31 - 1  # the stack's timeout column is a 32-bit integer
 
 
@@ -40,27 +39,10 @@ def _string_or_strings(value: Any) -> bool:
 
 def fetch_template(url: str, max_size: int) -> str:
     """A template from ``template_url``: http(s) only, at most ``max_size`` bytes."""
-    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
-    if scheme not in URL_SCHEMES:
-        raise BadRequest(f"Could not retrieve template: Invalid URL scheme {scheme or url}")
     try:
-        with requests.get(url, stream=True, timeout=30) as resp:
-            resp.raise_for_status()
-            chunks: list[bytes] = []
-            size = 0
-            for chunk in resp.iter_content(65536):
-                size += len(chunk)
-                if size > max_size:
-                    raise BadRequest(
-                        f"Could not retrieve template: Template exceeds maximum allowed size "
-                        f"({max_size} bytes)"
-                    )
-                chunks.append(chunk)
-    except requests.RequestException as exc:
-        raise BadRequest(
-            f"Could not retrieve template: Failed to retrieve template: {exc}"
-        ) from None
-    return b"".join(chunks).decode("utf-8", errors="replace")
+        return urlfetch.fetch_template(url, max_size)
+    except urlfetch.FetchError as exc:
+        raise BadRequest(str(exc)) from None
 
 
 class StackBody:

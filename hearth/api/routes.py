@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hearth.api import catalog, resources, software, stacks
+from hearth.api import catalog, resources, signal_urls, software, stacks
 from hearth.api.handler import Handler
 
 T = "/v1/{tenant_id}"
@@ -22,6 +22,15 @@ class Route:
     methods: dict[str, str]  # method -> summary
     options: dict[str, str] = field(default_factory=dict)
 
+
+# Public signal URLs: the secret in the path is the credential (no Keystone token).
+TOKEN_ROUTES: tuple[Route, ...] = (
+    Route("/v1/signal/{resource_uuid}/{secret}", signal_urls.TokenSignal,
+          {"POST": "Signal a resource through its signal URL (no token)"}),
+    Route("/v1/waitcondition/{resource_uuid}/{secret}", signal_urls.WaitConditionSignal,
+          {"PUT": "Signal a CloudFormation wait condition handle (no token)",
+           "POST": "Signal a CloudFormation wait condition handle (no token)"}),
+)
 
 ROUTES: tuple[Route, ...] = (
     Route(T + "/stacks", stacks.StackCollection,
@@ -88,4 +97,5 @@ ROUTES: tuple[Route, ...] = (
     Route(T + "/software_deployments/{deployment_id}", software.SoftwareDeployment,
           {"GET": "Show a software deployment", "PUT": "Update a software deployment",
            "DELETE": "Delete a software deployment"}),
+    *TOKEN_ROUTES,
 )

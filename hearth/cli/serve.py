@@ -148,6 +148,11 @@ def start_server(conf: cfg.ConfigOpts, *, background: bool = False) -> RunningSe
         clear_untrusted_proxy_headers=True,
     )
     running = RunningServer(engine, server)
+    if not conf.api.public_url:
+        # Signal URLs name the address really bound (bind_port 0 picks a free port).
+        host = str(server.effective_host)
+        host = f"[{host}]" if ":" in host else host
+        engine.core.settings.public_url = f"http://{host}:{running.port}"
     if background:
         running.thread = threading.Thread(
             target=_run_until_closed, args=(server,), name="hearth-api", daemon=True

@@ -165,6 +165,14 @@ API_OPTS: list[cfg.Opt] = [
         min=1,
         help="Seconds an idle client connection is kept open.",
     ),
+    cfg.URIOpt(
+        "public_url",
+        schemes=["http", "https"],
+        help="The API's address as servers reach it, e.g. https://orchestration.example.com; "
+        "wait condition handles hand out signal URLs under it. Default: "
+        "http://<bind_host>:<bind_port> (the port actually bound when bind_port is 0); set "
+        "it when binding 0.0.0.0 or behind a proxy.",
+    ),
 ]
 
 GROUPS: dict[str, list[cfg.Opt]] = {
@@ -214,6 +222,14 @@ def default_data_dir() -> Path:
 
 def data_dir(conf: cfg.ConfigOpts) -> Path:
     return Path(conf.data_dir) if conf.data_dir else default_data_dir()
+
+
+def api_public_url(conf: cfg.ConfigOpts) -> str:
+    """``[api] public_url``, else the address the API binds (IPv6 in brackets)."""
+    if conf.api.public_url:
+        return str(conf.api.public_url).rstrip("/")
+    host = str(conf.api.bind_host)
+    return f"http://{f'[{host}]' if ':' in host else host}:{conf.api.bind_port}"
 
 
 def database_url(conf: cfg.ConfigOpts) -> str:

@@ -96,6 +96,13 @@ class InvalidTemplateAttribute(HearthError):
         )
 
 
+class TemplateOutputError(HearthError):
+    """A nested stack's output read as an attribute could not be resolved."""
+
+    def __init__(self, resource: str, attribute: str, message: str) -> None:
+        super().__init__(f"Error in {resource} output {attribute}: {message}")
+
+
 class UserParameterMissing(HearthError):
     def __init__(self, key: str) -> None:
         self.key = key

@@ -12,12 +12,13 @@ import contextlib
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hearth.common.errors import HearthError
 from hearth.engine import states, traversal
 from hearth.engine.core import EngineCore
 from hearth.engine.outputs import resolve_outputs
+from hearth.engine.parent import Parent, stored_facade
 from hearth.engine.payloads import finish_snapshot
 from hearth.engine.records import ResourceRecord
 from hearth.engine.resource_task import ResourceActionFailed, ResourceTask, Step
@@ -37,6 +38,9 @@ from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
 from hearth.template.functions import base
 from hearth.template.parameters import StackIdentity
+
+if TYPE_CHECKING:
+    from hearth.resources.base import Resource
 
 # Polling of check_*_complete: quick at first, then backing off.
 POLL_FIRST = 0.02
@@ -136,6 +140,9 @@ class ActionRun:
                 raise HearthError(f"Stack {self.stack_id} disappeared")
             self.stack_name = row.name
             self.tenant = row.tenant or ""
+            self.username = row.username
+            self.depth = row.nested_depth
+            self.root_stack_id = row.root_stack_id or row.id
             self.disable_rollback = row.disable_rollback
             self.timeout_mins = row.timeout
             self.template_id = row.raw_template_id
@@ -144,6 +151,7 @@ class ActionRun:
                 session, row.raw_template_id, core.encryptor
             )
             rows = resource_store.of_stack(session, self.stack_id)
+            facade = stored_facade(session, row)
         # Every row of the stack by id (replaced and removed ones too).
         self.rows: dict[int, ResourceRecord] = {
             r.id: ResourceRecord.from_row(r) for r in rows
@@ -151,7 +159,8 @@ class ActionRun:
         source = StackSource(tmpl, files, env)
         identity = StackIdentity(self.tenant, self.stack_name, self.stack_id)
         self.bound = BoundStack(
-            source, identity, plugins=core.plugins, global_env=core.global_env
+            source, identity, plugins=core.plugins, global_env=core.global_env,
+            depth=self.depth, max_depth=core.limits.max_nested_stack_depth, facade=facade,
         )
         self.current = self._current_rows()
         for name, record in self.current.items():
@@ -183,6 +192,14 @@ class ActionRun:
 
     # --- what tasks ask -------------------------------------------------------------------
 
+    def parent(self) -> Parent:
+        """This stack, as the parent of its resources' child stacks."""
+        return Parent(self.stack_id, self.tenant, self.username, self.depth, self.root_stack_id)
+
+    def plugin_class(self, type_name: str, name: str) -> type[Resource]:
+        """The class of a resource of this stack (provider templates resolved)."""
+        return self.bound.stored_class(type_name, name)
+
     def update_plan(self, record: ResourceRecord, name: str) -> ResourcePlan:
         new_def = self.bound.frozen_definition(name)
         with self.core.db.session() as session:
@@ -193,7 +210,9 @@ class ActionRun:
         if old_def:
             old_def["properties"] = old_props
         return plan_resource(
-            self.core.plugins, name, record.state, old_def, old_props, new_def
+            lambda type_name: self.bound.class_of(type_name, name),
+            name, record.state, old_def, old_props, new_def,
+            has_child=record.physical_id is not None,
         )
 
     def make_replacement(self, record: ResourceRecord, name: str) -> ResourceRecord:
@@ -234,7 +253,13 @@ class ActionRun:
             rows = list(self.current.values())
             return _named(traversal.reverse_rows(rows), rows)
         if action in (states.RESUME, states.CHECK, states.SNAPSHOT):
-            return traversal.stored_forward(self.current.values())
+            nodes = traversal.stored_forward(self.current.values())
+            # Resources never created stored no requirements: the template's order holds
+            # for them (a check stops before what depends on a failure).
+            for name, deps in self.bound.graph.items():
+                if ("u", name) in nodes:
+                    nodes[("u", name)] |= {("u", d) for d in deps if ("u", d) in nodes}
+            return nodes
         kept = {name: self.current[name] for name in self.bound.resources if name in self.current}
         leftovers = [
             r for r in self.rows.values()
@@ -260,7 +285,7 @@ class ActionRun:
                 session,
                 name=name,
                 stack_id=self.stack_id,
-                root_stack_id=self.stack_id,
+                root_stack_id=self.root_stack_id,
                 action=states.INIT,
                 status=states.COMPLETE,
                 status_reason="",
@@ -496,7 +521,7 @@ class ActionRun:
         if result.success:
             reason = f"Stack {action} completed successfully"
             if action == states.CHECK and any(
-                not t.core.plugins.get_class(t.record.resource_type).has_handler("check")
+                not self.plugin_class(t.record.resource_type, t.name).has_handler("check")
                 for t in self.tasks.values()
             ):
                 reason += ". 'CHECK' not fully supported (see resources)"

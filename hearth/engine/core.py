@@ -9,16 +9,19 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from oslo_config import cfg
 
-from hearth.common.config import EngineLimits
+from hearth.common.config import EngineLimits, api_public_url
 from hearth.common.policy import Policy
 from hearth.resources.registry import PluginRegistry
 from hearth.store.crypto import Encryptor
 from hearth.store.db import Database
 from hearth.template.environment import Environment
+
+if TYPE_CHECKING:
+    from hearth.engine.nested import NestedStackService
 
 T = TypeVar("T")
 
@@ -31,6 +34,8 @@ class EngineSettings:
     dead_after_heartbeats: int = 3
     encrypt: bool = True
     limits: EngineLimits = field(default_factory=EngineLimits)
+    # Where signal URLs point (the API's public address).
+    public_url: str = "http://127.0.0.1:8004"
 
     @classmethod
     def from_config(cls, conf: cfg.ConfigOpts) -> EngineSettings:
@@ -41,6 +46,7 @@ class EngineSettings:
             dead_after_heartbeats=conf.engine_dead_after_missed_heartbeats,
             encrypt=conf.encrypt_parameters_and_properties,
             limits=EngineLimits.from_config(conf),
+            public_url=api_public_url(conf),
         )
 
     @property
@@ -119,6 +125,8 @@ class EngineCore:
         self._key = encryption_key
         self._encryptor: Encryptor | None = None
         self.workers = Workers(settings.worker_threads)
+        # Child stacks for resources that own one (set when the engine is wired).
+        self.nested: NestedStackService | None = None
 
     @property
     def encryptor(self) -> Encryptor | None:

@@ -18,6 +18,7 @@ from hearth.common.policy import Policy
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore, EngineSettings
 from hearth.engine.liveness import Liveness
+from hearth.engine.nested import NestedStackService
 from hearth.engine.previews import Previews
 from hearth.engine.reader import StackReader
 from hearth.engine.service import StackService
@@ -36,6 +37,7 @@ class Engine:
         self.core = core
         self.actions = ActionManager(core)
         self.stacks = StackService(core, self.actions)
+        core.nested = NestedStackService(core, self.actions, self.stacks)
         self.previews = Previews(self.stacks)
         self.data = StackData(core, self.actions, self.stacks)
         self.signals = ResourceSignals(core, self.actions, self.stacks)
@@ -62,6 +64,7 @@ class Engine:
         self.delete_snapshot = self.data.delete_snapshot
         self.stack_restore = self.data.stack_restore
         self.resource_signal = self.signals.resource_signal
+        self.resource_signal_by_token = self.signals.resource_signal_by_token
         self.resource_mark_unhealthy = self.signals.resource_mark_unhealthy
         self.identify_stack = self.reader.identify_stack
         self.show_stack = self.reader.show_stack

@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.records import ResourceRecord
+from hearth.store import queries
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
 from hearth.store.models import Snapshot
@@ -21,10 +22,21 @@ def stack_payload(core: EngineCore, session: Session, row: StackRow) -> dict[str
     tmpl, files, env = stack_store.load_template(session, row.raw_template_id, core.encryptor)
     user_env = Environment(env, global_env=core.global_env).user_env_as_dict()
     resources: dict[str, Any] = {}
+    children = {c.id: c for c in queries.live_children(session, [row.id])}
     for res in resource_store.of_stack(session, row.id):
         if res.replaced_by is not None:
             continue
         record = ResourceRecord.from_row(res)
+        child = children.get(record.physical_id or "")
+        if child is not None:
+            # A nested stack's resource is described by its child's whole document (Heat's
+            # shape), so that an adopt rebuilds the tree.
+            resources[record.name] = {
+                **stack_payload(core, session, child),
+                "resource_id": record.physical_id,
+                "type": record.resource_type,
+            }
+            continue
         resources[record.name] = {
             "name": record.name,
             "resource_id": record.physical_id,

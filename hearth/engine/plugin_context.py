@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
+from hearth.common.errors import HearthError
+from hearth.engine import peers
 from hearth.engine.core import EngineCore
 from hearth.engine.records import ResourceRecord
 from hearth.resources.context import physical_resource_name
 from hearth.store import resources as resource_store
+from hearth.template.environment import Environment
+
+if TYPE_CHECKING:
+    from hearth.resources.base import Resource
+    from hearth.resources.nested import NestedStacks
 
 
 class EngineResourceContext:
@@ -23,6 +32,11 @@ class EngineResourceContext:
         tenant: str,
         action: str,
         cancel_event: threading.Event | None = None,
+        nested: NestedStacks | None = None,
+        environment: Environment | None = None,
+        files: dict[str, str] | None = None,
+        timeout_mins: int | None = None,
+        update_policy: Callable[[], Any] | None = None,
     ) -> None:
         self._core = core
         self._record = record
@@ -33,6 +47,30 @@ class EngineResourceContext:
         self.action = action
         self._cancel = cancel_event or threading.Event()
         self._data: dict[str, str] | None = None
+        self._nested = nested
+        self._environment = environment
+        self._files = files or {}
+        self.stack_timeout_mins = timeout_mins
+        # Resolved only when a plugin asks (few types have an update policy).
+        self._update_policy = update_policy
+
+    @property
+    def nested(self) -> NestedStacks:
+        if self._nested is None:
+            raise RuntimeError("No nested stacks outside a stack action")
+        return self._nested
+
+    def stack_environment(self) -> Environment:
+        if self._environment is None:
+            raise RuntimeError("No stack environment outside a stack action")
+        return self._environment
+
+    def stack_files(self) -> dict[str, str]:
+        return dict(self._files)
+
+    def update_policy(self) -> dict[str, Any]:
+        value = self._update_policy() if self._update_policy is not None else None
+        return dict(value) if isinstance(value, Mapping) else {}
 
     def physical_resource_name(self) -> str:
         return physical_resource_name(self.stack_name, self._record.name, self._record.uuid)
@@ -68,3 +106,44 @@ class EngineResourceContext:
 
     def cancelled(self) -> bool:
         return self._cancel.is_set()
+
+    def metadata_merge(self, merge: Callable[[Any], Any]) -> Any:
+        with self._core.db.session() as session:
+            merged = peers.merge_metadata(session, self._record.id, merge)
+        self._record.metadata = merged
+        return merged
+
+    def signal_url(self, kind: str, secret: str) -> str:
+        base = self._core.settings.public_url.rstrip("/")
+        return f"{base}/v1/{kind}/{self.resource_uuid}/{secret}"
+
+    def drive_peer(self, reference: str, request: Mapping[str, Any]) -> bool:
+        from hearth.engine import peer_requests  # it builds contexts of this class
+
+        return peer_requests.drive(self._core, self.stack_id, reference, request)
+
+    def authenticated_signal_url(self) -> str:
+        base = self._core.settings.public_url.rstrip("/")
+        path = f"{self.tenant}/stacks/{self.stack_name}/{self.stack_id}/resources"
+        return f"{base}/v1/{path}/{quote(self._record.name, safe='')}/signal"
+
+    def peer(self, reference: str) -> Resource | None:
+        with self._core.db.session(readonly=True) as session:
+            row = peers.find(session, self.stack_id, reference)
+            if row is None:
+                return None
+            record = ResourceRecord.from_row(row)
+            props = resource_store.load_properties(
+                session, record.prop_data_id, self._core.encryptor
+            )
+        try:
+            cls = self._core.plugins.get_class(record.resource_type)
+        except HearthError:
+            # A row whose type is no longer known is nothing a plugin can use.
+            return None
+        context = EngineResourceContext(
+            self._core, record, stack_name=self.stack_name, tenant=self.tenant,
+            action=self.action,
+        )
+        return cls(record.name, record.resource_type, props, context,
+                   resource_id=record.physical_id, metadata=record.metadata)

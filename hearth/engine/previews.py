@@ -11,9 +11,12 @@ from hearth.common.identifier import Identity
 from hearth.engine.records import ResourceRecord
 from hearth.engine.requests import ActionArgs, StackRequest, check_stack_name
 from hearth.engine.service import StackService
-from hearth.engine.stack_builder import BoundStack
+from hearth.engine.stack_builder import BoundStack, StackSource
 from hearth.engine.update_plan import plan_resource
+from hearth.resources.stack_resource import StackResource
+from hearth.store import queries
 from hearth.store import resources as resource_store
+from hearth.store.models import Stack as StackRow
 
 PREVIEW_ID = "None"
 
@@ -82,6 +85,30 @@ def _preview_error(exc: StackValidationFailed) -> StackValidationFailed:
     return StackValidationFailed(f"{prefix}: {path}: : {message}")
 
 
+def _preview_resources(
+    bound: BoundStack, identity: Identity, parent: str | None = None
+) -> list[Any]:
+    """Each resource's preview; a nested stack's is the list of its own (Heat's shape)."""
+    out: list[Any] = []
+    for name in bound.resources:
+        cls = bound.resource_class(name)
+        if issubclass(cls, StackResource):
+            props = cls.build_properties(bound.resolve_properties(name))
+            child = cls.preview_child_for(name, props, bound.env, bound.source.files)
+            if child is not None:
+                child_bound = bound.child_bound(child, name)
+                child_identity = Identity(
+                    identity.tenant, child_bound.identity.stack_name, PREVIEW_ID
+                )
+                out.append(_preview_resources(child_bound, child_identity, name))
+                continue
+        entry = _resource(bound, identity, name, with_props=True)
+        if parent is not None:
+            entry["parent_resource"] = parent
+        out.append(entry)
+    return out
+
+
 class Previews:
     def __init__(self, stacks: StackService) -> None:
         self.stacks = stacks
@@ -129,9 +156,7 @@ class Previews:
             "parent": None,
             "stack_user_project_id": None,
             "tags": opts.tags,
-            "resources": [
-                _resource(bound, identity, name, with_props=True) for name in bound.resources
-            ],
+            "resources": _preview_resources(bound, identity),
         }
 
     def preview_update_stack(
@@ -146,48 +171,91 @@ class Previews:
         environment_files: Sequence[str] | None = None,
     ) -> dict[str, list[dict[str, Any]]]:
         opts = ActionArgs.parse(args)
+        show_nested = bool((args or {}).get("show_nested"))
         with self.core.db.session() as session:
             row = self.stacks._stack(session, ctx, stack_identity)
             req = StackRequest(template, params, files, environment, environment_files)
             current, new = self.stacks.prepare_update(session, row, req, opts)
             self.stacks.authorize_types(ctx, new)
-            records = {
-                r.name: ResourceRecord.from_row(r)
-                for r in resource_store.of_stack(session, row.id)
-                if r.replaced_by is None
+            changes: dict[str, list[dict[str, Any]]] = {
+                "unchanged": [], "updated": [], "replaced": [], "added": [], "deleted": [],
             }
-            props = {
-                name: resource_store.load_properties(
-                    session, rec.prop_data_id, self.core.encryptor
-                )
-                for name, rec in records.items()
-            }
-        identity = Identity(row.tenant or "", row.name, row.id)
-        changes: dict[str, list[dict[str, Any]]] = {
-            "unchanged": [], "updated": [], "replaced": [], "added": [], "deleted": [],
+            self._changes(session, row, current, new, changes, show_nested, None)
+        return changes
+
+    def _changes(
+        self, session: Any, row: StackRow, current: BoundStack, new: BoundStack,
+        changes: dict[str, list[dict[str, Any]]], show_nested: bool, parent: str | None,
+    ) -> None:
+        """What an update of ``row`` from ``current`` to ``new`` does, into ``changes``;
+        with ``show_nested``, the same for the nested stacks it updates or removes."""
+        records = {
+            r.name: ResourceRecord.from_row(r)
+            for r in resource_store.of_stack(session, row.id)
+            if r.replaced_by is None
         }
+        props = {
+            name: resource_store.load_properties(session, rec.prop_data_id, self.core.encryptor)
+            for name, rec in records.items()
+        }
+        identity = Identity(row.tenant or "", row.name, row.id)
+        children = {c.id: c for c in queries.live_children(session, [row.id])}
+
+        def add(kind: str, bound: BoundStack, name: str, record: ResourceRecord | None) -> None:
+            entry = _resource(bound, identity, name, with_props=False, record=record)
+            if parent is not None:
+                entry["parent_resource"] = parent
+            changes[kind].append(entry)
+
         for name in new.resources:
             record = records.get(name)
             if record is None or name not in current.resources:
-                changes["added"].append(_resource(new, identity, name, with_props=False))
+                add("added", new, name, None)
                 continue
             old_def = dict(record.definition or {})
             old_def["properties"] = props.get(name)
             plan = plan_resource(
-                self.core.plugins, name, record.state, old_def, props.get(name),
-                new.frozen_definition(name),
+                lambda type_name, name=name: new.class_of(type_name, name),  # type: ignore[misc]
+                name, record.state, old_def, props.get(name),
+                new.frozen_definition(name), has_child=record.physical_id is not None,
             )
+            child = children.get(record.physical_id or "")
             if plan.kind == "unchanged":
-                changes["unchanged"].append(
-                    _resource(new, identity, name, with_props=False, record=record))
+                add("unchanged", new, name, record)
             elif plan.kind == "update":
-                changes["updated"].append(
-                    _resource(current, identity, name, with_props=False, record=record))
+                add("updated", current, name, record)
+                if show_nested and child is not None:
+                    self._child_changes(session, child, new, name, changes)
             else:
-                changes["replaced"].append(
-                    _resource(new, identity, name, with_props=False, record=record))
+                add("replaced", new, name, record)
+                if show_nested and child is not None:
+                    self._all_deleted(session, child, changes, name)
         for name, record in records.items():
             if name not in new.resources:
-                changes["deleted"].append(
-                    _resource(current, identity, name, with_props=False, record=record))
-        return changes
+                add("deleted", current, name, record)
+                child = children.get(record.physical_id or "")
+                if show_nested and child is not None:
+                    self._all_deleted(session, child, changes, name)
+
+    def _child_changes(
+        self, session: Any, child: StackRow, new_parent: BoundStack, name: str,
+        changes: dict[str, list[dict[str, Any]]],
+    ) -> None:
+        cls = new_parent.resource_class(name)
+        if not issubclass(cls, StackResource):
+            return
+        props = cls.build_properties(new_parent.resolve_properties(name))
+        definition = cls.child_for(name, props, new_parent.env, new_parent.source.files)
+        if definition is None:
+            return
+        current = self.stacks.stored_bound(session, child)
+        new = current.with_source(new_parent.child_bound(definition, name).source)
+        self._changes(session, child, current, new, changes, True, name)
+
+    def _all_deleted(
+        self, session: Any, child: StackRow, changes: dict[str, list[dict[str, Any]]],
+        parent: str,
+    ) -> None:
+        current = self.stacks.stored_bound(session, child)
+        empty = current.with_source(StackSource({"heat_template_version": "2013-05-23"}))
+        self._changes(session, child, current, empty, changes, True, parent)

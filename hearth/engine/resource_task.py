@@ -13,11 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hearth.common.errors import NotSupported
+from hearth.common.errors import NotSupported, TemplateOutputError
 from hearth.engine import states
 from hearth.engine.plugin_context import EngineResourceContext
 from hearth.engine.records import ResourceRecord, write_event, write_state
-from hearth.engine.resource_view import ALL_ATTRIBUTES, NodeData
+from hearth.engine.resource_view import ALL_ATTRIBUTES, NodeData, path_key
+from hearth.resources.context import physical_resource_name
 from hearth.resources.exceptions import PollDelay, UpdateReplace
 from hearth.resources.exceptions import failure_reason as sdk_failure_reason
 from hearth.store import events as event_store
@@ -84,13 +85,27 @@ class ResourceTask:
         return self.record.name
 
     def _context(self) -> EngineResourceContext:
+        run = self.run
+        name = physical_resource_name(run.stack_name, self.record.name, self.record.uuid)
+        nested = None
+        if self.core.nested is not None:
+            nested = self.core.nested.for_resource(
+                run.parent(), self.record.name, name,
+                lambda: run.bound.facade_of(self.record.name)
+                if self.record.name in run.bound.resources else None,
+            )
         return EngineResourceContext(
             self.core,
             self.record,
-            stack_name=self.run.stack_name,
-            tenant=self.run.tenant,
-            action=self.run.action,
+            stack_name=run.stack_name,
+            tenant=run.tenant,
+            action=run.action,
             cancel_event=self.cancel_event,
+            nested=nested,
+            environment=run.bound.env,
+            files=run.bound.source.files,
+            timeout_mins=run.timeout_mins,
+            update_policy=lambda: run.bound.update_policy(self.record.name),
         )
 
     def _stored_properties(self) -> dict[str, Any] | None:
@@ -100,7 +115,7 @@ class ResourceTask:
             )
 
     def _make_plugin(self, type_name: str, props: Mapping[str, Any] | None) -> Resource:
-        cls = self.core.plugins.get_class(type_name)
+        cls = self.run.plugin_class(type_name, self.name)
         return cls(
             self.name,
             type_name,
@@ -240,6 +255,8 @@ class ResourceTask:
                     session, props, self.core.encryptor
                 )
                 fields["resource_type"] = type_name
+                # Stored now, as Heat does: a provider template reads it (resource_facade).
+                fields["rsrc_metadata"] = self.run.bound.resolve_metadata(self.name)
                 write_state(session, self.record, action, states.IN_PROGRESS,
                             "state changed", **fields)
             self.plugin = self._make_plugin(type_name, props)
@@ -263,6 +280,10 @@ class ResourceTask:
         action = self._handler_action
         if action == states.DELETE:
             policy = (self.record.definition or {}).get("deletion_policy", "Delete")
+            if self.run.abandoning and plugin.has_handler("abandon"):
+                # A nested stack is abandoned with its parent (its resources are kept).
+                cookie = plugin.handle_abandon()  # type: ignore[attr-defined]
+                return self._after_handler(cookie, check=plugin.has_check("delete"))
             if self.run.abandoning or policy == "Retain":
                 return Step(done=True)
             if policy == "Snapshot" and plugin.has_handler("snapshot_delete"):
@@ -405,12 +426,30 @@ class ResourceTask:
         needed = self.run.bound.needed_attributes.get(self.name, set())
         names = (set(needed) | set(type(plugin).attributes_schema)) - {ALL_ATTRIBUTES}
         attrs: dict[str, Any] = {}
+        errors: dict[str, str] = {}
         for attr in sorted(names):
             try:
                 attrs[attr] = plugin.get_attribute(attr)
+            except TemplateOutputError as exc:
+                # A nested output in error stays an error for whoever reads it.
+                attrs[attr] = None
+                errors[attr] = str(exc)
             except Exception:
                 attrs[attr] = None
-        return {"ref": plugin.get_reference_id(), "attrs": _jsonable(attrs)}
+        out = {"ref": plugin.get_reference_id(), "attrs": _jsonable(attrs)}
+        if errors:
+            out["errors"] = errors
+        paths = self.run.bound.attribute_paths.get(self.name)
+        if paths and type(plugin).attribute_names() is None:
+            # A type answering any name may give a path its own meaning (groups).
+            values: dict[str, Any] = {}
+            for attr, *rest in sorted(paths, key=repr):
+                try:
+                    values[path_key(str(attr), rest)] = plugin.get_attribute(str(attr), *rest)
+                except Exception:
+                    values[path_key(str(attr), rest)] = None
+            out["paths"] = _jsonable(values)
+        return out
 
 
 def _jsonable(value: Any) -> Any:

@@ -7,15 +7,23 @@ row. Functions read those stored values; they never call a plugin on the hot pat
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hearth.common.errors import HearthError
 from hearth.engine import states
 from hearth.resources.attributes import select_from_attribute
 
 # Attribute name used for "every attribute" (get_attr with no attribute name).
 ALL_ATTRIBUTES = "*"
+
+
+def path_key(attribute: str, path: Sequence[Any]) -> str:
+    """The key of an attribute read with a path, for types that answer the whole path
+    themselves (a group's ``[group, attributes, name]`` is not a selection from ``attributes``)."""
+    return json.dumps([attribute, *path])
 
 
 @dataclass
@@ -28,9 +36,18 @@ class NodeData:
     physical_id: str | None = None
     reference_id: str | None = None
     attributes: dict[str, Any] = field(default_factory=dict)
+    # Values of attributes read with a path, by ``path_key`` (see there).
+    paths: dict[str, Any] = field(default_factory=dict)
+    # Attributes that could not be read, with why (reading one raises that error).
+    errors: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"ref": self.reference_id, "attrs": self.attributes}
+        out = {"ref": self.reference_id, "attrs": self.attributes}
+        if self.paths:
+            out["paths"] = self.paths
+        if self.errors:
+            out["errors"] = self.errors
+        return out
 
     @classmethod
     def from_row(
@@ -49,6 +66,8 @@ class NodeData:
             physical_id=physical_id,
             reference_id=data.get("ref"),
             attributes=dict(data.get("attrs") or {}),
+            paths=dict(data.get("paths") or {}),
+            errors=dict(data.get("errors") or {}),
         )
 
 
@@ -70,6 +89,12 @@ class StoredResources:
         node = self._nodes.get(name)
         if node is None or node.action == states.INIT:
             return None
+        if attribute in node.errors:
+            raise HearthError(node.errors[attribute])
+        if path and node.paths:
+            key = path_key(attribute, path)
+            if key in node.paths:
+                return node.paths[key]
         if attribute in node.attributes:
             return select_from_attribute(node.attributes[attribute], path)
         return None

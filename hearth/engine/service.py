@@ -11,6 +11,7 @@ import asyncio
 import json
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -32,6 +33,7 @@ from hearth.engine import locking, states
 from hearth.engine.action_run import RunSpec
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore
+from hearth.engine.parent import stored_facade
 from hearth.engine.records import ResourceRecord
 from hearth.engine.requests import ActionArgs, StackRequest, check_stack_name
 from hearth.engine.stack_builder import BoundStack, StackSource, source_from_request
@@ -40,7 +42,7 @@ from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
 from hearth.store.models import Stack as StackRow
-from hearth.template.context import Limits
+from hearth.template.context import Limits, StaticFacade
 from hearth.template.env_merge import merge_environments, patch_environment
 from hearth.template.parameters import StackIdentity, check_immutable_parameters
 from hearth.template.template import Template
@@ -84,7 +86,8 @@ class StackService:
 
     def _bind(
         self, source: StackSource, tenant: str, name: str, stack_id: str,
-        nodes: dict[str, Any] | None = None,
+        nodes: dict[str, Any] | None = None, depth: int = 0,
+        facade: StaticFacade | None = None,
     ) -> BoundStack:
         return BoundStack(
             source,
@@ -92,6 +95,9 @@ class StackService:
             plugins=self.core.plugins,
             global_env=self.core.global_env,
             nodes=nodes,
+            depth=depth,
+            max_depth=self.core.limits.max_nested_stack_depth,
+            facade=facade,
         )
 
     def _check_resource_count(self, bound: BoundStack) -> None:
@@ -126,10 +132,6 @@ class StackService:
         args: Mapping[str, Any] | None = None,
         environment: Mapping[str, Any] | str | None = None,
         environment_files: Sequence[str] | None = None,
-        *,
-        owner_id: str | None = None,
-        nested_depth: int = 0,
-        parent_resource_name: str | None = None,
     ) -> dict[str, str]:
         check_stack_name(stack_name)
         opts = ActionArgs.parse(args)
@@ -145,7 +147,7 @@ class StackService:
             if stack_store.name_taken(session, ctx.project_id, stack_name):
                 raise StackExists(stack_name)
             limit = self.core.limits.max_stacks_per_tenant
-            if not ctx.is_admin and limit >= 0 and owner_id is None:
+            if not ctx.is_admin and limit >= 0:
                 count = stack_store.count_top_level(session, ctx.project_id)
                 if count >= limit:
                     raise RequestLimitExceeded(
@@ -157,10 +159,26 @@ class StackService:
             ctx, stack_name, stack_id,
             StackRequest(template, params, files, environment, environment_files),
         )
-        source = bound.source
         disable_rollback = True if opts.disable_rollback is None else opts.disable_rollback
+        self.store_and_launch(
+            bound,
+            NewStack(
+                tenant=ctx.project_id, username=ctx.username, tags=opts.tags or [],
+                timeout=opts.timeout_mins, disable_rollback=disable_rollback, action=action,
+            ),
+            adopt_data,
+        )
+        return Identity(ctx.project_id, stack_name, stack_id).as_dict()
+
+    def store_and_launch(
+        self, bound: BoundStack, new: NewStack, adopt_data: dict[str, Any] | None = None
+    ) -> None:
+        """Store a validated new stack (template, row, INIT resources), lock it, start it."""
+        source = bound.source
+        stack_id, stack_name = bound.identity.stack_id, bound.identity.stack_name
+        assert stack_id is not None
         with self.core.db.session() as session:
-            if stack_store.name_taken(session, ctx.project_id, stack_name):
+            if new.owner_id is None and stack_store.name_taken(session, new.tenant, stack_name):
                 raise StackExists(stack_name)
             template_id = stack_store.store_template(
                 session, source.template, source.files, source.environment,
@@ -168,21 +186,23 @@ class StackService:
             )
             stack_store.create_stack(
                 session,
-                tags=opts.tags or [],
+                tags=new.tags,
                 id=stack_id,
                 name=stack_name,
                 raw_template_id=template_id,
-                username=ctx.username,
-                tenant=ctx.project_id,
-                owner_id=owner_id,
-                parent_resource_name=parent_resource_name,
-                timeout=opts.timeout_mins,
-                disable_rollback=disable_rollback,
-                nested_depth=nested_depth,
-                action=action,
+                username=new.username,
+                tenant=new.tenant,
+                owner_id=new.owner_id,
+                root_stack_id=new.root_stack_id,
+                parent_resource_name=new.parent_resource_name,
+                timeout=new.timeout,
+                disable_rollback=new.disable_rollback,
+                nested_depth=new.nested_depth,
+                action=new.action,
                 status=states.IN_PROGRESS,
                 status_reason="",
             )
+            root = new.root_stack_id or stack_id
             resource_store.insert_many(
                 session,
                 (
@@ -190,7 +210,7 @@ class StackService:
                         "uuid": str(uuid.uuid4()),
                         "name": name,
                         "stack_id": stack_id,
-                        "root_stack_id": stack_id,
+                        "root_stack_id": root,
                         "action": states.INIT,
                         "status": states.COMPLETE,
                         "status_reason": "",
@@ -201,11 +221,11 @@ class StackService:
                     for name, defn in bound.resources.items()
                 ),
             )
-            locking.acquire(self.core, session, stack_id, stack_name, action)
-            begin_stack_action(session, stack_id, stack_name, action)
-        spec = RunSpec(action, adopt_data=adopt_data, rollback=not disable_rollback)
+            locking.acquire(self.core, session, stack_id, stack_name, new.action)
+            begin_stack_action(session, stack_id, stack_name, new.action)
+        spec = RunSpec(new.action, adopt_data=adopt_data or {},
+                       rollback=not new.disable_rollback)
         self.actions.launch(stack_id, spec)
-        return Identity(ctx.project_id, stack_name, stack_id).as_dict()
 
     # --- update --------------------------------------------------------------------------
 
@@ -264,6 +284,16 @@ class StackService:
         )
         return current, StackSource(request.template, new_files, env.env_as_dict())
 
+    def stored_bound(self, session: Session, row: StackRow) -> BoundStack:
+        """A stored stack's current definition, bound to its resources' state."""
+        tmpl, files, env = stack_store.load_template(
+            session, row.raw_template_id, self.core.encryptor
+        )
+        records = [ResourceRecord.from_row(r) for r in resource_store.of_stack(session, row.id)]
+        nodes = {r.name: r.node_data() for r in records if r.replaced_by is None and r.exists}
+        return self._bind(StackSource(tmpl, files, env), row.tenant or "", row.name, row.id,
+                          nodes, row.nested_depth, stored_facade(session, row))
+
     def prepare_update(
         self, session: Session, row: StackRow, req: StackRequest, opts: ActionArgs
     ) -> tuple[BoundStack, BoundStack]:
@@ -279,8 +309,11 @@ class StackService:
             if r.replaced_by is None and r.exists
         }
         tenant = row.tenant or ""
-        current = self._bind(current_src, tenant, row.name, row.id, nodes)
-        new = self._bind(new_src, tenant, row.name, row.id, dict(nodes))
+        facade = stored_facade(session, row)
+        current = self._bind(current_src, tenant, row.name, row.id, nodes, row.nested_depth,
+                             facade)
+        new = self._bind(new_src, tenant, row.name, row.id, dict(nodes), row.nested_depth,
+                         facade)
         self._check_resource_count(new)
         check_immutable_parameters(current.params, new.params)
         try:
@@ -377,7 +410,7 @@ class StackService:
 
     # --- simple actions ------------------------------------------------------------------
 
-    def _simple_action(
+    def simple_action(
         self, ctx: RequestContext, stack_identity: Mapping[str, Any], action: str
     ) -> None:
         with self.core.db.session() as session:
@@ -393,13 +426,13 @@ class StackService:
         self.actions.launch(row.id, RunSpec(action))
 
     def stack_suspend(self, ctx: RequestContext, stack_identity: Mapping[str, Any]) -> None:
-        self._simple_action(ctx, stack_identity, states.SUSPEND)
+        self.simple_action(ctx, stack_identity, states.SUSPEND)
 
     def stack_resume(self, ctx: RequestContext, stack_identity: Mapping[str, Any]) -> None:
-        self._simple_action(ctx, stack_identity, states.RESUME)
+        self.simple_action(ctx, stack_identity, states.RESUME)
 
     def stack_check(self, ctx: RequestContext, stack_identity: Mapping[str, Any]) -> None:
-        self._simple_action(ctx, stack_identity, states.CHECK)
+        self.simple_action(ctx, stack_identity, states.CHECK)
 
     def stack_cancel_update(
         self,
@@ -423,6 +456,22 @@ class StackService:
         run = self.actions.get(row.id)
         if run is not None:
             run.request_cancel(rollback=cancel_with_rollback)
+
+
+@dataclass(frozen=True)
+class NewStack:
+    """The stack row of a new stack, besides what its definition says."""
+
+    tenant: str
+    username: str | None
+    action: str
+    disable_rollback: bool
+    timeout: int | None = None
+    tags: list[str] = field(default_factory=list)
+    owner_id: str | None = None
+    root_stack_id: str | None = None
+    nested_depth: int = 0
+    parent_resource_name: str | None = None
 
 
 def _adopt_payload(data: Any) -> dict[str, Any]:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import hmac
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from hearth.common.context import RequestContext
 from hearth.common.errors import (
     ActionInProgress,
+    HearthError,
     Invalid,
     InvalidBreakPointHook,
     NotSupported,
@@ -23,11 +27,36 @@ from hearth.engine.plugin_context import EngineResourceContext
 from hearth.engine.records import ResourceRecord, write_event, write_state
 from hearth.engine.resource_task import failure_reason
 from hearth.engine.service import StackService
+from hearth.resources.context import SIGNAL, SIGNAL_KINDS, signal_token_key
 from hearth.resources.exceptions import NoActionRequired, ResourceActionNotSupported
 from hearth.store import queries
 from hearth.store import resources as resource_store
+from hearth.store import stacks as stack_store
+from hearth.store.models import Resource as ResourceRow
 from hearth.store.models import Stack as StackRow
 from hearth.template.registry import HOOK_TYPES
+
+
+class SignalTokenInvalid(HearthError):
+    """A signal URL whose resource or secret does not match: one answer for every case, so
+    that it tells nothing about which resources exist."""
+
+    http_status = 403
+
+    def __init__(self) -> None:
+        super().__init__("Signal token is not valid")
+
+    @property
+    def heat_type(self) -> str:
+        return "Forbidden"
+
+
+class SignalFailed(HearthError):
+    """The resource's signal handler refused the signal; the message is Heat's reason."""
+
+    @property
+    def heat_type(self) -> str:
+        return "ResourceFailure"
 
 
 class ResourceSignals:
@@ -60,6 +89,52 @@ class ResourceSignals:
             if isinstance(details, Mapping) and "unset_hook" in details:
                 return self._unset_hook(session, row, record, str(details["unset_hook"]))
         return self._plugin_signal(row, record, details)
+
+    def resource_signal_by_token(
+        self, resource_uuid: str, secret: str, details: Any, kind: str = SIGNAL
+    ) -> dict[str, Any]:
+        """A signal through a public signal URL: the URL's secret stands in for a token.
+
+        Then exactly what an authenticated signal does (hooks, the plugin's handler, events).
+        Returns the resource's name and metadata after the signal (Heat's CloudFormation
+        wait condition answer).
+        """
+        row, record = self._by_token(resource_uuid, secret, kind)
+        if isinstance(details, Mapping) and "unset_hook" in details:
+            with self.core.db.session() as session:
+                self._unset_hook(session, row, record, str(details["unset_hook"]))
+        else:
+            self._plugin_signal(row, record, details)
+        with self.core.db.session(readonly=True) as session:
+            metadata = session.scalars(
+                select(ResourceRow.rsrc_metadata).where(ResourceRow.id == record.id)
+            ).first()
+        return {"resource": record.name, "metadata": metadata}
+
+    def _by_token(
+        self, resource_uuid: str, secret: str, kind: str
+    ) -> tuple[StackRow, ResourceRecord]:
+        """The resource whose ``kind`` secret is ``secret``; SignalTokenInvalid otherwise."""
+        stored: str | None = None
+        found: tuple[StackRow, ResourceRecord] | None = None
+        if kind in SIGNAL_KINDS:
+            with self.core.db.session(readonly=True) as session:
+                res = session.scalars(
+                    select(ResourceRow).where(ResourceRow.uuid == resource_uuid)
+                ).first()
+                stack = None if res is None else stack_store.get_stack(
+                    session, res.stack_id, show_deleted=False
+                )
+                if res is not None and stack is not None:
+                    data = resource_store.data_all(session, res.id, self.core.encryptor)
+                    stored = data.get(signal_token_key(kind)) or None
+                    found = (stack, ResourceRecord.from_row(res))
+        # Compared in constant time, against a throwaway value when there is nothing stored.
+        expected = (stored or secrets.token_urlsafe(32)).encode()
+        given = secret.encode("utf-8", "surrogateescape")
+        if not hmac.compare_digest(expected, given) or stored is None or found is None:
+            raise SignalTokenInvalid()
+        return found
 
     def _unset_hook(
         self, session: Session, row: StackRow, record: ResourceRecord, hook: str
@@ -109,10 +184,9 @@ class ResourceSignals:
         except NoActionRequired:
             return None
         except Exception as exc:
-            reason = failure_reason(record.name, exc)
-            with self.core.db.session() as session:
-                write_state(session, record, record.action, states.FAILED, reason)
-            raise
+            # Heat refuses the signal and leaves the resource's state alone (no event either):
+            # a malformed signal must not break, say, a wait condition handle.
+            raise SignalFailed(failure_reason(record.name, exc)) from exc
         with self.core.db.session() as session:
             write_event(session, record, reason, states.SIGNAL)
         return None

@@ -12,13 +12,23 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from hearth.common import urlfetch
 from hearth.common.errors import (
     HearthError,
-    NotSupported,
+    RequestLimitExceeded,
+    ResourceTypeNotFound,
     StackValidationFailed,
 )
 from hearth.engine.resource_view import ALL_ATTRIBUTES, NodeData, StoredResources
-from hearth.template.context import Limits
+from hearth.resources.nested import ChildDefinition
+from hearth.resources.stack_resource import StackResource
+from hearth.resources.template_resource import (
+    FacadeMismatch,
+    TemplateResource,
+    check_facade,
+    template_resource_class,
+)
+from hearth.template.context import Limits, StaticFacade
 from hearth.template.definitions import ResourceDefinition
 from hearth.template.env_merge import merge_environments, request_environment
 from hearth.template.environment import Environment
@@ -26,6 +36,7 @@ from hearth.template.functions import base
 from hearth.template.loader import load_template_text
 from hearth.template.parameter_groups import ParameterGroups
 from hearth.template.parameters import Parameters, StackIdentity
+from hearth.template.registry import RegistryEntry
 from hearth.template.stack_definition import StackDefinition, validate_resource_functions
 from hearth.template.template import Template
 from hearth.template.validate import CheckedValues, parameter_types
@@ -84,10 +95,19 @@ class BoundStack:
         global_env: Environment | None,
         nodes: dict[str, NodeData] | None = None,
         limits: Limits | None = None,
+        depth: int = 0,
+        max_depth: int = 5,
+        facade: StaticFacade | None = None,
     ) -> None:
         self.source = source
+        # What resource_facade reads: the parent resource of a provider template.
+        self.facade = facade
+        # How deep this stack is nested, and how deep nesting may go.
+        self.depth = depth
+        self.max_depth = max_depth
         self.identity = identity
         self.plugins = plugins
+        self.global_env = global_env
         self.template = Template(source.template, source.files)
         self.env = Environment(source.environment, global_env=global_env)
         self.params = Parameters(
@@ -106,6 +126,7 @@ class BoundStack:
             resources=self.view,
             attribute_names=self._attribute_names,
             limits=limits,
+            facade=facade,
         )
 
     # --- definitions ---------------------------------------------------------------------
@@ -140,20 +161,83 @@ class BoundStack:
                 needed.setdefault(name, set()).add(str(attr))
         return needed
 
+    @cached_property
+    def attribute_paths(self) -> dict[str, set[tuple[Any, ...]]]:
+        """Attribute reads with a path (``get_attr: [group, attributes, name]``) of each
+        resource: types that answer a whole path themselves store each one's value."""
+        paths: dict[str, set[tuple[Any, ...]]] = {}
+        snippets: list[Any] = [d.properties for d in self.resources.values()]
+        snippets += [d.metadata for d in self.resources.values()]
+        snippets += [o.value for o in self.definition.outputs.values()]
+        for fn in base.walk(snippets):
+            for name, path in fn.attribute_references():
+                if len(path) > 1 and all(isinstance(p, str | int) for p in path):
+                    paths.setdefault(name, set()).add(tuple(path))
+        return paths
+
     def resource_type(self, name: str) -> str:
-        """The concrete plugin type of a resource, after the environment's mappings."""
+        """The type a resource is stored as: the concrete plugin type after the environment's
+        mappings, or the type as the template names it when a provider template serves it."""
         defn = self.resources[name]
         entry = self.env.resolve_type(defn.type, name)
         if entry.kind == "template":
-            # Provider templates arrive with composition (nested stacks); say so plainly.
-            raise NotSupported(
-                f"Resource {name}: provider template type {entry.template_name} (nested "
-                "stacks come in a later version of Hearth)"
-            )
+            return str(defn.type)
         return str(entry.name)
 
     def resource_class(self, name: str) -> type[Resource]:
-        return self.plugins.get_class(self.resource_type(name))
+        defn = self.resources[name]
+        return self.class_of(str(defn.type), name)
+
+    def class_of(self, type_name: str, resource_name: str) -> type[Resource]:
+        """The class serving ``type_name`` for this resource, provider templates included."""
+        entry = self.env.resolve_type(type_name, resource_name)
+        if entry.kind == "template":
+            return self._template_class(type_name, entry, resource_name)
+        return self.plugins.get_class(str(entry.name))
+
+    def stored_class(self, type_name: str, resource_name: str) -> type[Resource]:
+        """The class of a stored resource, also when the environment no longer maps its type
+        (a resource left over from an older template): a provider-template resource is then
+        handled as a plain nested stack, which is all its delete needs."""
+        try:
+            return self.class_of(type_name, resource_name)
+        except HearthError:
+            if type_name in self.plugins:
+                return self.plugins.get_class(type_name)
+            return TemplateResource
+
+    def _template_class(
+        self, type_name: str, entry: RegistryEntry, resource_name: str | None = None
+    ) -> type[TemplateResource]:
+        template_name = str(entry.template_name)
+        text = self.source.files.get(template_name)
+        if text is None and urlfetch.is_url(template_name):
+            try:
+                text = urlfetch.fetch_template(template_name, Limits().max_template_size)
+            except urlfetch.FetchError as exc:
+                raise StackValidationFailed(
+                    f"Could not fetch remote template \"{template_name}\": {exc}"
+                ) from None
+            # Kept with the stack, as Heat does, so it is fetched once.
+            self.source.files[template_name] = text
+        if text is None:
+            raise StackValidationFailed(
+                f"Could not fetch remote template \"{template_name}\": Invalid URL scheme "
+            )
+        data = load_template_text(text)
+        if not isinstance(data, dict):
+            raise StackValidationFailed(f"Template {template_name} is not a mapping")
+        cls = template_resource_class(type_name, template_name, data, self.env.param_defaults)
+        # A type served by something else as well (a plugin, or a global mapping overridden
+        # per resource) is a facade: the template must offer the same interface.
+        if resource_name is None:
+            return cls
+        facade = self.env.get_resource_info(type_name, resource_name, ignore=entry)
+        if facade is not None and facade.kind == "plugin" and str(facade.name) in self.plugins:
+            check_facade(self.plugins.get_class(str(facade.name)), cls)
+        elif facade is not None and facade.kind == "template":
+            check_facade(self._template_class(type_name, facade), cls)
+        return cls
 
     def _attribute_names(self, resource: str, rtype: str) -> frozenset[str] | None:
         try:
@@ -186,6 +270,14 @@ class BoundStack:
 
     def resolve_metadata(self, name: str) -> Any:
         return base.resolve_nullable(self.resources[name].metadata, self.definition)
+
+    def update_policy(self, name: str) -> Any:
+        """A resource's resolved update_policy (None without one, or once it left the
+        template)."""
+        defn = self.resources.get(name)
+        if defn is None:
+            return None
+        return base.resolve_nullable(defn.update_policy, self.definition)
 
     def resolve_snippet(self, snippet: Any) -> Any:
         return base.resolve(snippet, self.definition)
@@ -239,6 +331,8 @@ class BoundStack:
                 if defn.external_id is not None:
                     continue
                 cls = self.resource_class(name)
+            except FacadeMismatch:
+                raise  # Heat reports these without a path
             except StackValidationFailed as exc:
                 if exc.path and str(exc.path[0]).split(".")[0] == section:
                     raise
@@ -257,6 +351,76 @@ class BoundStack:
         for output in self.definition.outputs.values():
             base.validate(output.value, self.definition)
         _ = self.graph
+        self._validate_children()
+
+    def _validate_children(self) -> None:
+        """Nested stacks are checked with their parent, so that nothing is created when a
+        child (at any depth) is wrong or nests too deep."""
+        section = self.template.section_name("resources")
+        for name, defn in self.resources.items():
+            if defn.external_id is not None:
+                continue
+            cls = self.resource_class(name)
+            if not issubclass(cls, StackResource):
+                continue
+            unresolved = self.unresolved_properties(name)
+            props = cls.build_properties(
+                self._properties_for_validation(name, unresolved), unresolved=unresolved
+            )
+            where = f"{name}<{getattr(cls, 'template_name', '') or 'nested_stack'}>"
+            try:
+                child = cls.child_for(name, props, self.env, self.source.files)
+                if child is None:
+                    continue
+                if self.depth >= self.max_depth:
+                    raise RequestLimitExceeded(f"Recursion depth exceeds {self.max_depth}.")
+                self.child_bound(child, name).validate(strict=False)
+            except (RequestLimitExceeded, ResourceTypeNotFound):
+                # A group's member type is checked before its child, unwrapped (as Heat).
+                raise
+            except HearthError as exc:
+                if isinstance(exc, StackValidationFailed):
+                    raise StackValidationFailed.wrap(exc, [section, where]) from None
+                raise StackValidationFailed(str(exc), [section, where]) from None
+
+    def with_source(self, source: StackSource) -> BoundStack:
+        """The same stack and resources with another definition (an update's new one)."""
+        return BoundStack(
+            source, self.identity, plugins=self.plugins, global_env=self.global_env,
+            nodes=dict(self.nodes), depth=self.depth, max_depth=self.max_depth,
+            facade=self.facade,
+        )
+
+    def child_bound(self, child: ChildDefinition, resource_name: str) -> BoundStack:
+        """The definition of a child stack of this one (for validation and creation)."""
+        source = StackSource(
+            dict(child.template), dict(child.files), child.environment.env_as_dict()
+        )
+        identity = StackIdentity(
+            self.identity.tenant, f"{self.identity.stack_name}-{resource_name}", None
+        )
+        return BoundStack(
+            source, identity, plugins=self.plugins, global_env=self.global_env,
+            depth=self.depth + 1, max_depth=self.max_depth,
+            facade=self.facade_of(resource_name),
+        )
+
+    def facade_of(self, name: str) -> StaticFacade:
+        """What a child of resource ``name`` sees through resource_facade."""
+        defn = self.resources[name]
+        try:
+            metadata = self.resolve_metadata(name)
+        except HearthError:
+            metadata = None
+        try:
+            update_policy = base.resolve_nullable(defn.update_policy, self.definition)
+        except HearthError:
+            update_policy = None
+        return StaticFacade(
+            metadata if isinstance(metadata, Mapping) else None,
+            defn.deletion_policy or "Delete",
+            update_policy if isinstance(update_policy, Mapping) else None,
+        )
 
     def _properties_for_validation(
         self, name: str, unresolved: frozenset[str]

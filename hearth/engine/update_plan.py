@@ -5,12 +5,14 @@ The same decision serves the update itself and preview-update, so a preview is e
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from hearth.engine import states
-from hearth.resources.registry import PluginRegistry
+
+if TYPE_CHECKING:
+    from hearth.resources.base import Resource
 
 PlanKind = Literal["unchanged", "update", "replace", "create"]
 
@@ -24,24 +26,36 @@ class ResourcePlan:
 
 
 def plan_resource(
-    plugins: PluginRegistry,
+    class_of: Callable[[str], type[Resource]],
     name: str,
     state: tuple[str, str],
     old_definition: Mapping[str, Any] | None,
     old_properties: Mapping[str, Any] | None,
     new_definition: Mapping[str, Any],
+    *,
+    has_child: bool = False,
 ) -> ResourcePlan:
     """Heat's update decision for one resource present in both old and new templates.
 
-    Raises NotSupported (immutable properties) as the plugin's planner does.
+    ``class_of`` gives the class of a type; ``has_child`` says the resource has a physical
+    resource (for nested stacks: its child exists). Raises NotSupported (immutable
+    properties) as the plugin's planner does.
     """
     action, status = state
     if (action, status) in ((states.INIT, states.COMPLETE), (states.DELETE, states.COMPLETE)):
         return ResourcePlan("create")
     old = old_definition or {}
-    if status == states.FAILED:
-        return ResourcePlan("replace")
     if old.get("type") != new_definition["type"]:
+        return ResourcePlan("replace")
+    type_name = str(new_definition["type"])
+    cls = class_of(type_name)
+    # A nested stack is updated in place (its resources decide), also after a failure,
+    # unless it failed a check or never got its child.
+    in_place = getattr(cls, "always_update", False)
+    if status == states.FAILED and not (
+        in_place and has_child and getattr(cls, "update_failed_in_place", False)
+        and action != states.CHECK
+    ):
         return ResourcePlan("replace")
     old_props = dict(old_properties or {})
     new_props = dict(new_definition.get("properties") or {})
@@ -53,12 +67,15 @@ def plan_resource(
     if old.get("update_policy") != new_definition.get("update_policy"):
         tmpl_diff["UpdatePolicy"] = new_definition.get("update_policy")
     if not tmpl_diff:
+        if in_place:
+            return ResourcePlan("update")
+        # Heat asks before comparing anything (OS::Heat::UpdateWaitConditionHandle).
+        if getattr(cls, "replace_on_every_update", False):
+            return ResourcePlan("replace")
         return ResourcePlan("unchanged")
-    type_name = str(new_definition["type"])
-    cls = plugins.get_class(type_name)
     plan = cls.plan_update(name, old_props, new_props, type_name=type_name, tmpl_diff=tmpl_diff)
-    if not plan.needs_update:
-        return ResourcePlan("unchanged")
     if plan.replace:
         return ResourcePlan("replace", dict(plan.prop_diff), tmpl_diff)
-    return ResourcePlan("update", dict(plan.prop_diff), tmpl_diff)
+    if plan.needs_update or in_place:
+        return ResourcePlan("update", dict(plan.prop_diff), tmpl_diff)
+    return ResourcePlan("unchanged")

@@ -4,10 +4,27 @@ from __future__ import annotations
 
 import base64
 import uuid
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from hearth.resources.base import Resource
+    from hearth.resources.nested import NestedStacks
+    from hearth.template.environment import Environment
 
 # Heat's default ``physical_resource_name_limit``.
 PHYSICAL_NAME_LIMIT = 255
+
+# The public signal URLs: /v1/signal/... takes a native signal body, /v1/waitcondition/... a
+# CloudFormation one (PUT or POST, answered with the resource's metadata).
+SIGNAL = "signal"
+WAITCONDITION = "waitcondition"
+SIGNAL_KINDS = (SIGNAL, WAITCONDITION)
+
+
+def signal_token_key(kind: str) -> str:
+    """The resource data key holding the secret of the resource's ``kind`` signal URL."""
+    return f"{kind}_token"
 
 
 class ResourceContext(Protocol):
@@ -38,6 +55,69 @@ class ResourceContext(Protocol):
     def metadata_set(self, value: Any) -> None: ...
 
     def cancelled(self) -> bool: ...
+
+    def metadata_merge(self, merge: Callable[[Any], Any]) -> Any:
+        """Set the metadata to ``merge(current)`` atomically (concurrent signals lose nothing).
+
+        ``current`` is read afresh inside the same transaction; returns the new metadata.
+        """
+        ...
+
+    # --- signals without a Keystone token, and other resources of the same stack ---
+
+    def signal_url(self, kind: str, secret: str) -> str:
+        """The public URL ``{public_url}/v1/{kind}/{resource_uuid}/{secret}`` (SIGNAL_KINDS).
+
+        The engine accepts a signal there when ``secret`` equals the resource data under
+        ``signal_token_key(kind)`` (store it with ``redact=True``).
+        """
+        ...
+
+    def peer(self, reference: str) -> Resource | None:
+        """The resource of the same stack whose reference (get_resource / Ref) or name is
+        ``reference``, as a plugin instance with fresh metadata; None when there is none."""
+        ...
+
+    def drive_peer(self, reference: str, request: Mapping[str, Any]) -> bool:
+        """Have the resource of the same stack referenced by ``reference`` act on ``request``
+        (a scaling policy adjusting its group). False when there is none.
+
+        The engine builds that resource as a stack action would (child stacks included) and
+        runs its ``handle_peer_request(request)`` at once: what it raises (NoActionRequired
+        too) reaches the caller, and a resource that is not COMPLETE raises
+        NoActionRequired. When it has ``check_peer_request_complete(cookie)``, the engine polls
+        that in the background; once done, the resource's stored attributes, the stack's
+        outputs and the metadata of provider-template resources are refreshed.
+        """
+        ...
+
+    def authenticated_signal_url(self) -> str:
+        """The resource-signal API URL of this resource (a Keystone token is needed there):
+        ``{public_url}/v1/{tenant}/stacks/{stack_name}/{stack_id}/resources/{name}/signal``."""
+        ...
+
+    # --- for types that own a child stack (hearth.resources.nested) ---
+
+    # The resource's stack's timeout in minutes (None: the default).
+    stack_timeout_mins: int | None
+
+    @property
+    def nested(self) -> NestedStacks:
+        """The engine's handling of child stacks."""
+        ...
+
+    def stack_environment(self) -> Environment:
+        """The environment of the resource's stack (children start from it)."""
+        ...
+
+    def stack_files(self) -> dict[str, str]:
+        """The ``files`` map of the resource's stack."""
+        ...
+
+    def update_policy(self) -> dict[str, Any]:
+        """The resource's ``update_policy`` (values resolved) in the definition the current
+        action works towards: the new one during an update; {} when it has none."""
+        ...
 
 
 def short_id(resource_uuid: str | uuid.UUID) -> str:

@@ -46,5 +46,33 @@ def failure_reason(exc: BaseException, resource_name: str, section: str = "resou
     ``<ExceptionClass>: resources.<name>: <message>``, e.g. ``ValueError: resources.r: Test
     Resource failed r``. ``section`` is ``Resources`` in CloudFormation templates.
     """
+    if isinstance(exc, NestedStackFailed):
+        # Heat formats the whole path again: a member "0" reads "[0]", a child's own
+        # "resources[0]" stays as it is.
+        where = format_path([section, resource_name, *exc.path])
+        return f"{exc.error}: {where}: {exc.message}" if exc.error else f"{where}: {exc.message}"
     kind = exc.heat_type if isinstance(exc, HearthError) else type(exc).__name__
     return f"{kind}: {format_path([section, resource_name])}: {exc}"
+
+
+class NestedStackFailed(Exception):
+    """A child stack ended its action FAILED; its reason is carried over as Heat does.
+
+    A child's reason such as ``Resource CREATE failed: ValueError: resources.oops: boom`` is
+    split into the error (``ValueError``), the path inside the child (``resources.oops``) and
+    the message, so the parent's reason reads
+    ``ValueError: resources.<parent>.resources.oops: boom``.
+    """
+
+    def __init__(self, reason: str, action: str) -> None:
+        super().__init__(reason)
+        self.error = ""
+        self.path: list[str] = []
+        self.message = reason
+        marker = f"Resource {action.upper()} failed: "
+        if marker in reason:
+            parts = [p.strip() for p in reason.split(":")]
+            if len(parts) >= 4:
+                self.error = parts[1]
+                self.path = parts[2].split(".")
+                self.message = ": ".join(parts[3:])

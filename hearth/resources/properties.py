@@ -103,7 +103,12 @@ class Properties(Mapping[Any, Any]):
                 try:
                     return self._coerce(prop, raw, validate=False)
                 except (ValueError, StackValidationFailed):
+                    pass
+                try:
                     return self._coerce(prop, None, validate=False)
+                except (ValueError, StackValidationFailed):
+                    # A map with required keys has no empty form: unknown is all it is.
+                    return None
             return self._coerce(prop, raw, validate)
         if prop.has_default:
             return self._coerce(prop, None, validate)

@@ -80,6 +80,13 @@ class StackCalls(Protocol):
         mark_unhealthy: Any, resource_status_reason: str | None = None,
     ) -> None: ...
 
+    def resource_signal_by_token(
+        self, resource_uuid: str, secret: str, details: Any, kind: str = "signal"
+    ) -> dict[str, Any]:
+        """A signal through a public signal URL (``kind``: ``signal`` or ``waitcondition``);
+        the URL's secret is the only credential. Returns ``{"resource", "metadata"}``."""
+        ...
+
 
 class ReadCalls(Protocol):
     def identify_stack(self, ctx: RequestContext, stack_name: str) -> dict[str, str]: ...

@@ -149,6 +149,14 @@ def name_taken(session: Session, tenant: str, name: str) -> bool:
     return session.scalars(stmt).first() is not None
 
 
+def find_child(session: Session, owner_id: str, name: str) -> Stack | None:
+    """A live nested stack of ``owner_id`` by name."""
+    stmt = select(Stack).where(
+        Stack.owner_id == owner_id, Stack.name == name, Stack.deleted_at.is_(None)
+    )
+    return session.scalars(stmt).first()
+
+
 def count_top_level(session: Session, tenant: str, hidden_tags: Sequence[str] = ()) -> int:
     stmt = select(func.count(Stack.id)).where(
         Stack.tenant == tenant,

@@ -126,3 +126,13 @@ class StaticFacade:
     metadata: Mapping[str, Any] | None = None
     deletion_policy: str = "Delete"
     update_policy: Mapping[str, Any] | None = None
+
+    def __call__(self, what: str) -> Any:
+        """The facade function StackDefinition calls (``metadata``, ``deletion_policy``...)."""
+        if what == "metadata":
+            return dict(self.metadata or {})
+        if what == "deletion_policy":
+            return self.deletion_policy
+        if what == "update_policy":
+            return dict(self.update_policy or {})
+        return None

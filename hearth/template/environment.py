@@ -310,6 +310,15 @@ class Environment:
     def restricted_actions_for_path(self, path: Sequence[str]) -> set[str]:
         return self.registry.restricted_actions_for_path(path)
 
+    def standalone(self, params: Mapping[str, Any] | None) -> Environment:
+        """An environment of only ``params`` over the same global registry (the stack of an
+        OS::Heat::Stack inherits nothing else from its parent)."""
+        return Environment(
+            {PARAMETERS: dict(params or {})},
+            global_env=_global_of(self),
+            event_sink_types=self.event_sink_types,
+        )
+
     def child(
         self,
         child_params: Mapping[str, Any] | None,

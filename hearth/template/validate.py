@@ -135,8 +135,9 @@ def validate_template(
     if groups.output:
         result["ParameterGroups"] = groups.output
     if show_nested:
-        # Nested stacks (provider templates, groups) arrive with composition support.
-        result["NestedParameters"] = {}
+        nested = nested_parameters(stack, env, files, limits)
+        if nested:
+            result["NestedParameters"] = nested
     result["Environment"] = env.user_env_as_dict()
     return result
 
@@ -205,3 +206,71 @@ def _check_parameter_references(stack: StackDefinition, defn: ResourceDefinition
             raise StackValidationFailed(
                 str(UserParameterMissing(name)), [where], error="Property error"
             )
+
+
+def nested_parameters(
+    stack: StackDefinition,
+    env: Environment,
+    files: Mapping[str, Any],
+    limits: Limits,
+    depth: int = 0,
+) -> dict[str, Any]:
+    """Heat's ``NestedParameters``: for each resource served by a provider template, that
+    template's description and parameters (with the values the resource's properties give
+    them), its type, and the same for its own nested templates."""
+    out: dict[str, Any] = {}
+    if depth > MAX_NESTED_REPORT_DEPTH:
+        return out
+    for name, defn in stack.resource_definitions.items():
+        try:
+            entry = env.resolve_type(defn.type, name)
+        except HearthError:
+            continue
+        text = files.get(str(entry.template_name)) if entry.kind == "template" else None
+        if not isinstance(text, str):
+            continue
+        try:
+            data = load_template_text(text, limits)
+        except HearthError:
+            continue
+        child_tmpl = Template(data, {k: v for k, v in files.items() if isinstance(v, str)})
+        child_env = env.child(_known_properties(stack, defn), entry, name)
+        params = Parameters(
+            child_tmpl.version,
+            child_tmpl.parameters_section,
+            child_env.params,
+            child_env.param_defaults,
+            stack=StackIdentity(tenant="", stack_name="dummy"),
+        )
+        report: dict[str, Any] = {
+            "Description": child_tmpl.description,
+            "Parameters": params.validate_output(),
+            "Type": defn.type,
+        }
+        groups = ParameterGroups(child_tmpl.parameter_groups_section, list(params))
+        if groups.output:
+            report["ParameterGroups"] = groups.output
+        child = StackDefinition(child_tmpl, CheckedValues(params), limits=limits)
+        deeper = nested_parameters(child, child_env, files, limits, depth + 1)
+        if deeper:
+            report["NestedParameters"] = deeper
+        out[name] = report
+    return out
+
+
+# Provider templates may only nest so deep; the report stops there too.
+MAX_NESTED_REPORT_DEPTH = 5
+
+
+def _known_properties(stack: StackDefinition, defn: ResourceDefinition) -> dict[str, Any]:
+    """The properties whose values are known without any resource existing."""
+    props = defn.properties if isinstance(defn.properties, Mapping) else {}
+    out: dict[str, Any] = {}
+    for key, value in props.items():
+        try:
+            resolved = base.resolve(value, stack)
+        except HearthError:
+            continue
+        if resolved is not None:
+            out[str(key)] = resolved
+    return out

@@ -202,3 +202,29 @@ def test_provider_template_from_files_is_recorded_in_environment() -> None:
 def test_invalid_version_type() -> None:
     with pytest.raises(InvalidTemplateVersion):
         validate({"heat_template_version": "wallaby-ish"})
+
+
+def test_show_nested_reports_provider_templates_parameters() -> None:
+    leaf = (
+        "heat_template_version: 2014-10-16\ndescription: leaf\nparameters:\n"
+        "  aparam: {type: number, default: 10}\nresources:\n"
+        "  r: {type: OS::Heat::None}\n"
+    )
+    middle = leaf.replace("OS::Heat::None", "leaf.yaml").replace("leaf\n", "middle\n", 1)
+    top = (
+        "heat_template_version: 2014-10-16\nparameters:\n  p: {type: number, default: 5}\n"
+        "resources:\n  nres:\n    type: middle.yaml\n    properties: {aparam: {get_param: p}}\n"
+    )
+    result = validate(
+        top, files={"middle.yaml": middle, "leaf.yaml": leaf}, show_nested=True
+    )
+    nres = result["NestedParameters"]["nres"]
+    assert nres["Type"] == "middle.yaml"
+    assert nres["Description"] == "middle"
+    assert nres["Parameters"]["aparam"]["Value"] == 5
+    inner = nres["NestedParameters"]["r"]
+    assert (inner["Type"], inner["Description"]) == ("leaf.yaml", "leaf")
+    assert "Value" not in inner["Parameters"]["aparam"]
+    # Without nested templates there is nothing to report, as in Heat.
+    plain = validate(leaf, show_nested=True)
+    assert "NestedParameters" not in plain

@@ -33,6 +33,8 @@ FIELDS = {
     "config_id": UUID0,
     "deployment_id": UUID0,
     "server_id": UUID0,
+    "resource_uuid": UUID0,
+    "secret": "not-the-secret",
 }
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -36,6 +37,9 @@ class FakeResourceContext:
     redacted: set[str] = field(default_factory=set)
     metadata: Any = None
     is_cancelled: bool = False
+    public_url: str = "http://hearth.test:8004"
+    # Other resources of the same stack, by reference and by name (what peer() finds).
+    peers: dict[str, Resource] = field(default_factory=dict)
 
     def physical_resource_name(self) -> str:
         return physical_resource_name(self.stack_name, self.resource_name, self.resource_uuid)
@@ -62,6 +66,16 @@ class FakeResourceContext:
 
     def cancelled(self) -> bool:
         return self.is_cancelled
+
+    def metadata_merge(self, merge: Callable[[Any], Any]) -> Any:
+        self.metadata = merge(self.metadata)
+        return self.metadata
+
+    def signal_url(self, kind: str, secret: str) -> str:
+        return f"{self.public_url}/v1/{kind}/{self.resource_uuid}/{secret}"
+
+    def peer(self, reference: str) -> Resource | None:
+        return self.peers.get(reference)
 
 
 def make(

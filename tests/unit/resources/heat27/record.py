@@ -25,6 +25,21 @@ BUILTIN = [
     "OS::Heat::RandomString",
     "OS::Heat::Delay",
     "OS::Heat::TestResource",
+    "OS::Heat::Stack",
+    "AWS::CloudFormation::Stack",
+    "OS::Heat::WaitCondition",
+    "OS::Heat::WaitConditionHandle",
+    "OS::Heat::UpdateWaitConditionHandle",
+    "AWS::CloudFormation::WaitCondition",
+    "AWS::CloudFormation::WaitConditionHandle",
+    "OS::Heat::AutoScalingGroup",
+    "OS::Heat::ScalingPolicy",
+    "OS::Heat::InstanceGroup",
+    "AWS::AutoScaling::AutoScalingGroup",
+    "AWS::AutoScaling::LaunchConfiguration",
+    "AWS::AutoScaling::ScalingPolicy",
+    "OS::Heat::ResourceGroup",
+    "OS::Heat::ResourceChain",
 ]
 
 # One resource ``r`` per case (plus ``other`` resources it may reference). ``unresolved``

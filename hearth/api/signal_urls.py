@@ -1,0 +1,41 @@
+"""The public signal URLs that wait condition handles hand out: no Keystone token needed.
+
+``POST /v1/signal/{resource_uuid}/{secret}`` takes a native signal body (as
+``.../resources/{name}/signal`` does); ``PUT|POST /v1/waitcondition/{resource_uuid}/{secret}``
+a CloudFormation one, answered with the resource's metadata as Heat's CFN API answers. The
+secret in the URL is the credential: a wrong or unknown one is a 403 that changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+import falcon
+
+from hearth.api.handler import Handler, empty, reply
+
+SIGNAL = "signal"
+WAITCONDITION = "waitcondition"
+# Exactly these paths bypass Keystone (they carry their own credential).
+TOKEN_PATH = re.compile(r"^/v1/(signal|waitcondition)/[^/]+/[^/]+/?$")
+
+
+class TokenSignal(Handler):
+    def on_post(self, req: falcon.Request, resp: falcon.Response, resource_uuid: str,
+                secret: str) -> None:
+        details = self.any_body(req)
+        self.engine.resource_signal_by_token(resource_uuid, secret, details, SIGNAL)
+        empty(resp)
+
+
+class WaitConditionSignal(Handler):
+    def on_put(self, req: falcon.Request, resp: falcon.Response, resource_uuid: str,
+               secret: str) -> None:
+        details = self.any_body(req)
+        answer = self.engine.resource_signal_by_token(
+            resource_uuid, secret, details, WAITCONDITION
+        )
+        reply(resp, answer)
+
+    # cfn-signal PUTs; curl users tend to POST.
+    on_post = on_put

@@ -1,0 +1,56 @@
+"""A stack seen as the parent of its resources' child stacks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from hearth.store.models import Resource as ResourceRow
+from hearth.store.models import Stack as StackRow
+from hearth.template.context import StaticFacade
+
+
+@dataclass(frozen=True)
+class Parent:
+    """The stack a resource with a child stack belongs to."""
+
+    stack_id: str
+    tenant: str
+    username: str | None
+    depth: int
+    root_stack_id: str
+
+    @classmethod
+    def of(cls, row: StackRow) -> Parent:
+        return cls(row.id, row.tenant or "", row.username, row.nested_depth,
+                   row.root_stack_id or row.id)
+
+
+def stored_facade(session: Session, row: StackRow) -> StaticFacade | None:
+    """What a stored nested stack sees through resource_facade: its parent resource's
+    metadata and policies as stored (None for a top-level stack)."""
+    if row.owner_id is None or row.parent_resource_name is None:
+        return None
+    stmt = select(ResourceRow).where(
+        ResourceRow.stack_id == row.owner_id,
+        ResourceRow.name == row.parent_resource_name,
+    )
+    candidates = list(session.scalars(stmt))
+    if not candidates:
+        return None
+    # The row whose child this is; during its create, the newest row of that name.
+    owner = next(
+        (r for r in candidates if r.physical_resource_id == row.id),
+        max(candidates, key=lambda r: r.id),
+    )
+    definition = owner.definition or {}
+    metadata = owner.rsrc_metadata
+    policy = definition.get("update_policy")
+    return StaticFacade(
+        metadata if isinstance(metadata, Mapping) else None,
+        str(definition.get("deletion_policy") or "Delete"),
+        policy if isinstance(policy, Mapping) else None,
+    )

@@ -1,0 +1,240 @@
+"""Nested stacks through the engine: provider templates, OS::Heat::Stack, AWS stacks."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from hearth.common.errors import RequestLimitExceeded, StackValidationFailed
+from hearth.engine.engine import Engine
+from tests.integration.engine.conftest import CTX, resources, stack_row, wait_state
+
+CHILD = """
+heat_template_version: 2016-10-14
+parameters:
+  length: {type: number, default: 8}
+resources:
+  rs: {type: OS::Heat::RandomString, properties: {length: {get_param: length}}}
+outputs:
+  value: {value: {get_attr: [rs, value]}}
+"""
+
+
+def parent(**resources: Any) -> dict[str, Any]:
+    return {"heat_template_version": "2016-10-14", "resources": resources}
+
+
+def outputs(engine: Engine, ident: dict[str, str]) -> dict[str, Any]:
+    shown = engine.show_stack(CTX, ident, resolve_outputs=True)[0]
+    return {o["output_key"]: o.get("output_value") for o in shown.get("outputs", [])}
+
+
+def all_stacks(engine: Engine) -> list[dict[str, Any]]:
+    return list(engine.list_stacks(CTX, show_nested=True))
+
+
+def child_of(engine: Engine, ident: dict[str, str], name: str) -> dict[str, str]:
+    row = resources(engine, ident)[name]
+    child_id = row.physical_resource_id
+    assert child_id is not None
+    child = stack_row(engine, {"stack_id": child_id})
+    return {"tenant": CTX.project_id, "stack_name": child.name, "stack_id": child.id, "path": ""}
+
+
+def test_provider_template_properties_outputs_and_reference(engine: Engine) -> None:
+    tmpl = parent(nested={"type": "child.yaml", "properties": {"length": 12}})
+    tmpl["outputs"] = {
+        "value": {"value": {"get_attr": ["nested", "value"]}},
+        "ref": {"value": {"get_resource": "nested"}},
+        "stack_id": {"value": {"get_attr": ["nested", "OS::stack_id"]}},
+    }
+    ident = engine.create_stack(CTX, "prov", tmpl, files={"child.yaml": CHILD}, args={})
+    assert wait_state(engine, ident)[:2] == ("CREATE", "COMPLETE")
+    out = outputs(engine, ident)
+    assert isinstance(out["value"], str) and len(out["value"]) == 12
+    child = child_of(engine, ident, "nested")
+    assert out["stack_id"] == child["stack_id"]
+    assert out["ref"] == (
+        f"arn:openstack:heat::{CTX.project_id}:stacks/{child['stack_name']}/{child['stack_id']}"
+    )
+    row = stack_row(engine, child)
+    assert (row.owner_id, row.nested_depth, row.root_stack_id) == (
+        ident["stack_id"], 1, ident["stack_id"]
+    )
+    assert row.parent_resource_name == "nested"
+    listed = engine.list_stack_resources(CTX, ident, nested_depth=1)
+    assert {(r["resource_name"], r.get("parent_resource")) for r in listed} == {
+        ("nested", None), ("rs", "nested")
+    }
+    # Nested stacks are listed only when asked for.
+    assert [s["stack_name"] for s in engine.list_stacks(CTX)] == ["prov"]
+    assert len(all_stacks(engine)) == 2
+
+
+def test_update_reaches_the_child_and_delete_removes_it(engine: Engine) -> None:
+    tmpl = parent(nested={"type": "child.yaml", "properties": {"length": 5}})
+    tmpl["outputs"] = {"value": {"value": {"get_attr": ["nested", "value"]}}}
+    ident = engine.create_stack(CTX, "upd", tmpl, files={"child.yaml": CHILD}, args={})
+    wait_state(engine, ident)
+    child = child_of(engine, ident, "nested")
+    tmpl["resources"]["nested"]["properties"]["length"] = 9
+    engine.update_stack(CTX, ident, tmpl, files={"child.yaml": CHILD}, args={})
+    assert wait_state(engine, ident)[:2] == ("UPDATE", "COMPLETE")
+    assert len(outputs(engine, ident)["value"]) == 9
+    # The same child stack was updated in place.
+    assert child_of(engine, ident, "nested")["stack_id"] == child["stack_id"]
+    assert stack_row(engine, child).action == "UPDATE"
+    engine.delete_stack(CTX, ident)
+    assert wait_state(engine, ident)[:2] == ("DELETE", "COMPLETE")
+    assert stack_row(engine, child).deleted_at is not None
+    assert all_stacks(engine) == []
+
+
+def test_nesting_one_level_too_deep_fails_before_anything_exists(
+    engine_factory: Callable[..., Engine],
+) -> None:
+    engine = engine_factory(max_nested_stack_depth=2)
+    files = {
+        "one.yaml": "heat_template_version: 2016-10-14\nresources:\n  n: {type: two.yaml}\n",
+        "two.yaml": "heat_template_version: 2016-10-14\nresources:\n  n: {type: three.yaml}\n",
+        "three.yaml": "heat_template_version: 2016-10-14\nresources:\n"
+        "  n: {type: OS::Heat::None}\n",
+    }
+    with pytest.raises(RequestLimitExceeded, match="Recursion depth exceeds 2"):
+        engine.create_stack(CTX, "deep", parent(top={"type": "one.yaml"}), files=files, args={})
+    assert all_stacks(engine) == []
+    # One level less is fine.
+    ident = engine.create_stack(CTX, "ok", parent(top={"type": "two.yaml"}), files=files,
+                                args={})
+    assert wait_state(engine, ident)[:2] == ("CREATE", "COMPLETE")
+
+
+def test_a_wrong_property_inside_a_provider_template_is_refused_up_front(engine: Engine) -> None:
+    files = {"b.yaml": "heat_template_version: 2016-10-14\nresources:\n"
+             "  x: {type: OS::Heat::RandomString, properties: {length: abc}}\n"}
+    with pytest.raises(StackValidationFailed) as err:
+        engine.create_stack(CTX, "bad", parent(nest={"type": "b.yaml"}), files=files, args={})
+    assert "resources.nest<b.yaml>.resources.x.properties.length" in str(err.value)
+    assert all_stacks(engine) == []
+
+
+def test_a_failure_inside_the_child_fails_the_parent_with_its_reason(engine: Engine) -> None:
+    files = {"f.yaml": "heat_template_version: 2016-10-14\nresources:\n"
+             "  oops: {type: OS::Heat::TestResource, properties: {fail: true}}\n"}
+    ident = engine.create_stack(CTX, "failing", parent(nest={"type": "f.yaml"}), files=files,
+                                args={})
+    action, status, reason = wait_state(engine, ident)
+    assert (action, status) == ("CREATE", "FAILED")
+    assert reason == ("Resource CREATE failed: ValueError: resources.nest.resources.oops: "
+                      "Test Resource failed oops")
+    child = child_of(engine, ident, "nest")
+    assert stack_row(engine, child).status == "FAILED"
+    assert all(s["stack_status"] != "CREATE_IN_PROGRESS" for s in all_stacks(engine))
+
+
+def test_rollback_of_a_failed_create_deletes_the_children(engine: Engine) -> None:
+    files = {"child.yaml": CHILD}
+    tmpl = parent(
+        good={"type": "child.yaml"},
+        bad={"type": "OS::Heat::TestResource", "properties": {"fail": True},
+             "depends_on": "good"},
+    )
+    ident = engine.create_stack(CTX, "rb", tmpl, files=files, args={"disable_rollback": False})
+    assert wait_state(engine, ident)[:2] == ("ROLLBACK", "COMPLETE")
+    assert [s["stack_name"] for s in all_stacks(engine)] == ["rb"]
+
+
+def test_suspend_resume_and_check_reach_the_child(engine: Engine) -> None:
+    ident = engine.create_stack(CTX, "sr", parent(nest={"type": "child.yaml"}),
+                                files={"child.yaml": CHILD}, args={})
+    wait_state(engine, ident)
+    child = child_of(engine, ident, "nest")
+    for call, action in (
+        (engine.stack_suspend, "SUSPEND"), (engine.stack_resume, "RESUME"),
+        (engine.stack_check, "CHECK"),
+    ):
+        call(CTX, ident)
+        assert wait_state(engine, ident)[:2] == (action, "COMPLETE")
+        assert (stack_row(engine, child).action, stack_row(engine, child).status) == (
+            action, "COMPLETE"
+        )
+
+
+def test_abandon_and_adopt_a_tree(engine: Engine) -> None:
+    tmpl = parent(nest={"type": "child.yaml"})
+    tmpl["outputs"] = {"value": {"value": {"get_attr": ["nest", "value"]}}}
+    ident = engine.create_stack(CTX, "ab", tmpl, files={"child.yaml": CHILD}, args={})
+    wait_state(engine, ident)
+    value = outputs(engine, ident)["value"]
+    data = engine.abandon_stack(CTX, ident)
+    wait_state(engine, ident)
+    nested = data["resources"]["nest"]
+    assert nested["resources"]["rs"]["resource_data"]["value"] == value
+    assert all_stacks(engine) == []
+    adopted = engine.create_stack(CTX, "adopted", None, files={"child.yaml": CHILD},
+                                  args={"adopt_stack_data": data})
+    assert wait_state(engine, adopted)[:2] == ("ADOPT", "COMPLETE")
+    # The child's resources were adopted, not made anew.
+    assert outputs(engine, adopted)["value"] == value
+
+
+def test_heat_stack_and_cloudformation_stack(engine: Engine) -> None:
+    tmpl = parent(
+        hs={"type": "OS::Heat::Stack",
+            "properties": {"template": CHILD, "parameters": {"length": 3}}},
+        cfn={"type": "AWS::CloudFormation::Stack",
+             "properties": {"TemplateURL": "child.yaml", "Parameters": {"length": 4}}},
+    )
+    tmpl["outputs"] = {
+        "hs": {"value": {"get_attr": ["hs", "outputs"]}},
+        "hs_name": {"value": {"get_attr": ["hs", "stack_name"]}},
+        "cfn": {"value": {"get_attr": ["cfn", "Outputs.value"]}},
+    }
+    ident = engine.create_stack(CTX, "st", tmpl, files={"child.yaml": CHILD}, args={})
+    assert wait_state(engine, ident)[:2] == ("CREATE", "COMPLETE")
+    out = outputs(engine, ident)
+    assert len(out["hs"]["value"]) == 3
+    assert len(out["cfn"]) == 4
+    assert out["hs_name"] == child_of(engine, ident, "hs")["stack_name"]
+
+
+def test_heat_stack_in_another_region_is_refused(engine: Engine) -> None:
+    tmpl = parent(hs={"type": "OS::Heat::Stack",
+                      "properties": {"template": CHILD, "context": {"region_name": "Far"}}})
+    with pytest.raises(StackValidationFailed, match="region Far"):
+        engine.create_stack(CTX, "remote", tmpl, args={})
+    assert all_stacks(engine) == []
+
+
+def test_hooks_pause_resources_inside_nested_stacks(engine: Engine) -> None:
+    env = {"resource_registry": {"resources": {"nest": {"rs": {"hooks": "pre-create"}}}}}
+    ident = engine.create_stack(CTX, "hooked", parent(nest={"type": "child.yaml"}),
+                                files={"child.yaml": CHILD}, environment=env, args={})
+    deadline = time.monotonic() + 10
+    while True:
+        events = engine.list_events(CTX, ident, nested_depth=1)
+        if any("paused until Hook pre-create" in (e["resource_status_reason"] or "")
+               for e in events):
+            break
+        assert time.monotonic() < deadline, events
+        time.sleep(0.05)
+    child = child_of(engine, ident, "nest")
+    assert stack_row(engine, ident).status == "IN_PROGRESS"
+    engine.resource_signal(CTX, child, "rs", {"unset_hook": "pre-create"})
+    assert wait_state(engine, ident)[:2] == ("CREATE", "COMPLETE")
+
+
+def test_max_resources_per_stack_counts_the_whole_tree(
+    engine_factory: Callable[..., Engine],
+) -> None:
+    engine = engine_factory(max_resources_per_stack=3)
+    files = {"two.yaml": "heat_template_version: 2016-10-14\nresources:\n"
+             "  a: {type: OS::Heat::None}\n  b: {type: OS::Heat::None}\n"}
+    tmpl = parent(one={"type": "two.yaml"}, other={"type": "two.yaml"})
+    ident = engine.create_stack(CTX, "big", tmpl, files=files, args={})
+    action, status, reason = wait_state(engine, ident)
+    assert (action, status) == ("CREATE", "FAILED")
+    assert "Maximum resources per stack exceeded." in reason
