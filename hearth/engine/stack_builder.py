@@ -339,15 +339,24 @@ class BoundStack:
                 raise StackValidationFailed.wrap(exc, [section, name]) from None
             # The plugin's own checks report their paths (or none) as Heat does.
             unresolved = self.unresolved_properties(name)
-            cls.validate_definition(
-                name,
-                self._properties_for_validation(name, unresolved),
-                unresolved=unresolved,
-                update_policy=base.resolve_nullable(defn.update_policy, self.definition),
-                deletion_policy=defn.deletion_policy,
-                type_name=self.resource_type(name),
-                cfn=not tmpl.is_hot,
-            )
+            try:
+                cls.validate_definition(
+                    name,
+                    self._properties_for_validation(name, unresolved),
+                    unresolved=unresolved,
+                    update_policy=base.resolve_nullable(defn.update_policy, self.definition),
+                    deletion_policy=defn.deletion_policy,
+                    type_name=self.resource_type(name),
+                    cfn=not tmpl.is_hot,
+                )
+            except StackValidationFailed as exc:
+                if strict or exc.error != "Property error" or len(exc.path) < 2:
+                    raise
+                # Heat's nested (non-strict) validation names the resource, not the
+                # property: "resources.r: : <message>".
+                raise StackValidationFailed(
+                    f": {exc.detail}", list(exc.path[:2]), exc.error
+                ) from None
         for output in self.definition.outputs.values():
             base.validate(output.value, self.definition)
         _ = self.graph

@@ -117,7 +117,8 @@ def test_a_wrong_property_inside_a_provider_template_is_refused_up_front(engine:
              "  x: {type: OS::Heat::RandomString, properties: {length: abc}}\n"}
     with pytest.raises(StackValidationFailed) as err:
         engine.create_stack(CTX, "bad", parent(nest={"type": "b.yaml"}), files=files, args={})
-    assert "resources.nest<b.yaml>.resources.x.properties.length" in str(err.value)
+    assert "resources.nest<b.yaml>.resources.x: : Value 'abc' is not an integer" in str(
+        err.value)
     assert all_stacks(engine) == []
 
 
