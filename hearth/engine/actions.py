@@ -12,8 +12,9 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 
-from hearth.engine.action_run import ActionRun, RunSpec
+from hearth.engine.action_run import ActionRun
 from hearth.engine.core import EngineCore
+from hearth.engine.run_spec import RunSpec
 
 
 class ActionManager:

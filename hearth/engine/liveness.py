@@ -13,10 +13,10 @@ import threading
 from sqlalchemy.orm import Session
 
 from hearth.engine import states
-from hearth.engine.action_run import RunSpec
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore
 from hearth.engine.records import ResourceRecord, write_state
+from hearth.engine.run_spec import RunSpec
 from hearth.engine.stack_state import set_stack_state
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store

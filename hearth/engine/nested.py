@@ -21,11 +21,10 @@ from hearth.common.errors import (
     StackValidationFailed,
 )
 from hearth.engine import locking, states
-from hearth.engine.action_run import RunSpec
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore
 from hearth.engine.parent import Parent
-from hearth.engine.payloads import stack_payload
+from hearth.engine.run_spec import RunSpec
 from hearth.engine.service import NewStack, StackService
 from hearth.engine.stack_builder import BoundStack, StackSource
 from hearth.engine.stack_state import begin_stack_action
@@ -246,11 +245,6 @@ class NestedStackService:
             template, files, _ = stack_store.load_template(session, row.raw_template_id)
             return template, files
 
-    def abandon_data(self, stack_id: str) -> dict[str, Any]:
-        with self.core.db.session(readonly=True) as session:
-            row = stack_store.get_stack(session, stack_id, show_deleted=False)
-            return {} if row is None else stack_payload(self.core, session, row)
-
 
 class ChildStacks:
     """``NestedStacks`` for one resource: its child is created under its stack."""
@@ -309,5 +303,3 @@ class ChildStacks:
     def template_files(self, stack_id: str) -> dict[str, str]:
         return self._service.current_template(stack_id)[1]
 
-    def abandon_data(self, stack_id: str) -> dict[str, Any]:
-        return self._service.abandon_data(stack_id)

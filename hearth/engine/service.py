@@ -30,12 +30,12 @@ from hearth.common.errors import (
 )
 from hearth.common.identifier import Identity
 from hearth.engine import locking, states
-from hearth.engine.action_run import RunSpec
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore
 from hearth.engine.parent import stored_facade
 from hearth.engine.records import ResourceRecord
 from hearth.engine.requests import ActionArgs, StackRequest, check_stack_name
+from hearth.engine.run_spec import RunSpec
 from hearth.engine.stack_builder import BoundStack, StackSource, source_from_request
 from hearth.engine.stack_state import begin_stack_action
 from hearth.store import locks as lock_store

@@ -16,10 +16,10 @@ from hearth.common.errors import (
     SnapshotNotFound,
 )
 from hearth.engine import locking, states
-from hearth.engine.action_run import RunSpec
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore
 from hearth.engine.payloads import snapshot_dict, stack_payload
+from hearth.engine.run_spec import RunSpec
 from hearth.engine.service import StackService
 from hearth.engine.stack_state import begin_stack_action
 from hearth.store import stacks as stack_store

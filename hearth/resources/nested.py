@@ -95,7 +95,3 @@ class NestedStacks(Protocol):
         """The ``files`` of the child's current template (a batched update keeps them for the
         members that still have their old definitions)."""
         ...
-
-    def abandon_data(self, stack_id: str) -> dict[str, Any]:
-        """The child's abandon/export document (its own nested stacks included)."""
-        ...
