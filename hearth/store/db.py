@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,11 +18,13 @@ from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 _READONLY = "hearth_readonly"
 
 _SQLITE_PRAGMAS = (
-    "PRAGMA journal_mode=WAL",
+    "PRAGMA busy_timeout=30000",
     "PRAGMA synchronous=NORMAL",
     "PRAGMA foreign_keys=ON",
-    "PRAGMA busy_timeout=30000",
 )
+# Switching a new database file to WAL can return "database is locked" at once, without
+# waiting on busy_timeout, while another connection makes the same switch.
+_WAL_SWITCH_SECONDS = 30.0
 
 
 def normalize_url(url: str | URL) -> URL:
@@ -98,8 +102,26 @@ def _sqlite_on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> N
     try:
         for pragma in _SQLITE_PRAGMAS:
             cursor.execute(pragma)
+        _switch_to_wal(cursor)
     finally:
         cursor.close()
+
+
+def _switch_to_wal(cursor: Any) -> None:
+    deadline = time.monotonic() + _WAL_SWITCH_SECONDS
+    delay = 0.005
+    while True:
+        try:
+            mode = cursor.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() in ("wal", "memory"):
+                return
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
 
 
 def _sqlite_on_begin(conn: Connection) -> None:
