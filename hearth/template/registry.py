@@ -233,6 +233,12 @@ class _NotFound(Exception):
     pass
 
 
+# (this registry's version, the global registry, its version)
+_Stamp = tuple[int, "ResourceRegistry | None", int]
+# (type, resource name or None when the answer cannot depend on it, kind)
+_AnswerKey = tuple[str, str | None, str | None]
+
+
 class ResourceRegistry:
     """Type names to implementations, plus per-resource settings (hooks, restricted actions).
 
@@ -248,6 +254,15 @@ class ResourceRegistry:
         self._registry: dict[str, Any] = {RESOURCES_KEY: {}}
         self.global_registry = global_registry
         self.param_defaults: dict[str, Any] = param_defaults if param_defaults is not None else {}
+        # Bumped on every change, so that what is derived from the contents (the glob index,
+        # remembered answers) is dropped when it may no longer hold.
+        self._version = 0
+        self._globs: list[RegistryEntry] | None = None
+        # Answers of get_resource_info, with the state (see _stamp) they were found in.
+        self._answers: tuple[_Stamp, dict[_AnswerKey, RegistryEntry | None]] = (
+            (-1, None, -1),
+            {},
+        )
 
     @property
     def is_user(self) -> bool:
@@ -299,15 +314,22 @@ class ResourceRegistry:
             level = nxt
         return level
 
+    def _changed(self) -> None:
+        self._version += 1
+        self._globs = None
+
     def _put_raw(self, path: Sequence[str], value: Any) -> None:
+        self._changed()
         self._level(path[:-1])[path[-1]] = value
 
     def _put(self, path: Sequence[str], entry: RegistryEntry) -> None:
+        self._changed()
         level = self._level(path[:-1])
         entry.user = self.is_user
         level[path[-1]] = entry
 
     def _remove(self, path: Sequence[str]) -> None:
+        self._changed()
         level = self._level(path[:-1])
         name = path[-1]
         if name.endswith("*"):
@@ -342,6 +364,7 @@ class ResourceRegistry:
         """Drop the template entry at ``entry``'s path (for a child stack's environment)."""
         if entry is None or entry.kind != "template":
             return
+        self._changed()
         level: Any = self._registry
         for key in entry.path[:-1]:
             if not isinstance(level, dict) or key not in level:
@@ -352,6 +375,7 @@ class ResourceRegistry:
 
     def remove_resources_except(self, resource_name: str) -> None:
         """Keep only the ``resources`` settings that address ``resource_name``, one level down."""
+        self._changed()
         self._registry[RESOURCES_KEY] = _narrow_resources(self.resources, resource_name)
 
     # -- queries --
@@ -406,11 +430,20 @@ class ResourceRegistry:
         if isinstance(exact, RegistryEntry):
             yield exact
 
-        for key, entry in list(self._registry.items()):
-            if key.endswith("*") and isinstance(entry, RegistryEntry) and entry.matches(
-                resource_type
-            ):
+        for entry in self._glob_entries():
+            if entry.matches(resource_type):
                 yield entry
+
+    def _glob_entries(self) -> list[RegistryEntry]:
+        """The top-level entries under a ``*`` key, in registry order (built once per change:
+        scanning every type of the global registry on each lookup is what lookups cost)."""
+        if self._globs is None:
+            self._globs = [
+                entry
+                for key, entry in self._registry.items()
+                if key.endswith("*") and isinstance(entry, RegistryEntry)
+            ]
+        return self._globs
 
     def get_resource_info(
         self,
@@ -425,10 +458,51 @@ class ResourceRegistry:
         kind; ``ignore`` skips an answer equal to it (used to find the plugin type a provider
         template stands in for).
         """
+        if ignore is not None:
+            return self._resolve(resource_type, resource_name, kind, ignore)
+        key = (resource_type, self._answer_name(resource_name), kind)
+        stamp = self._stamp()
+        answers_stamp, answers = self._answers
+        if answers_stamp != stamp:
+            answers = {}
+            self._answers = (stamp, answers)
+        elif key in answers:
+            return answers[key]
+        found = self._resolve(resource_type, resource_name, kind, None)
+        # A lookup that changed a registry (a template type registered, an alias remembered)
+        # may answer differently next time: only answers of unchanged registries are kept.
+        if self._stamp() == stamp:
+            answers[key] = found
+        return found
+
+    def _resolve(
+        self,
+        resource_type: str,
+        resource_name: str | None,
+        kind: EntryKind | None,
+        ignore: RegistryEntry | None,
+    ) -> RegistryEntry | None:
         try:
             return self._lookup(resource_type, resource_name, frozenset(), kind, ignore)
         except _NotFound:
             return None
+
+    def _stamp(self) -> _Stamp:
+        """The state lookups here depend on: this registry's and the global one's."""
+        glob = self.global_registry
+        return (self._version, glob, glob._version if glob is not None else -1)
+
+    def _answer_name(self, resource_name: str | None) -> str | None:
+        """The resource name as far as lookups tell names apart: only the per-resource
+        entries (of either registry) make an answer depend on it."""
+        if not resource_name:
+            return None
+        if isinstance(self.resources.get(resource_name), dict):
+            return resource_name
+        glob = self.global_registry
+        if glob is not None and isinstance(glob.resources.get(resource_name), dict):
+            return resource_name
+        return None
 
     def _lookup(
         self,
@@ -465,6 +539,7 @@ class ResourceRegistry:
                 remembered = candidate if candidate.user else candidate._copy_as_user()
                 current = self._registry.get(resource_type)
                 if current != remembered:
+                    self._changed()
                     self._registry[resource_type] = remembered
             return match
         raise _NotFound(resource_type)

@@ -21,7 +21,7 @@ from hearth.template.context import Limits, ResourceView, UnresolvedResources
 from hearth.template.definitions import OutputDefinition, ResourceDefinition
 from hearth.template.functions import base
 from hearth.template.functions.base import Function
-from hearth.template.template import Template
+from hearth.template.template import HOT_TO_CFN_RESOURCE_KEYS, Template
 from hearth.template.versions import TemplateVersion
 
 _IN_PROGRESS = object()
@@ -230,10 +230,15 @@ class StackDefinition:
                 raise StackValidationFailed(str(exc), path) from None
         return frozenset(enabled)
 
+    @cached_property
+    def _resource_keys(self) -> dict[str, str]:
+        """HOT resource keys as this template spells them (looked up per resource field)."""
+        return {hot: self.template.resource_key(hot) for hot in HOT_TO_CFN_RESOURCE_KEYS}
+
     def _resource_definition(self, name: str, body: Any) -> ResourceDefinition | None:
         tmpl = self.template
         section = tmpl.section_name("resources")
-        key = tmpl.resource_key
+        key = self._resource_keys.__getitem__
         if not isinstance(body, Mapping):
             raise StackValidationFailed(
                 f"Resources must contain Resource. Found a [{type(body)}] instead"
