@@ -1,0 +1,308 @@
+"""Resource writes as data, applied many at once.
+
+A resource step describes what it changes (rows of properties, resource fields, events, resource
+data) as a list of writes; ``apply`` turns any number of such lists into a few statements: one
+``executemany`` per kind of change rather than one ORM round trip per row. The engine's journal
+gathers the lists of many concurrent steps into one transaction (group commit).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import (
+    Dialect,
+    Executable,
+    Insert,
+    Table,
+    Update,
+    bindparam,
+    delete,
+    insert,
+    update,
+)
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
+
+from hearth.store.models import Event, Resource, ResourceData, ResourcePropertiesData
+from hearth.store.types import utcnow
+
+_RESOURCE: Table = Resource.__table__  # type: ignore[assignment]
+_EVENT: Table = Event.__table__  # type: ignore[assignment]
+_DATA: Table = ResourceData.__table__  # type: ignore[assignment]
+_PROPS: Table = ResourcePropertiesData.__table__  # type: ignore[assignment]
+
+# The longest status reason an event keeps (the column is bounded).
+EVENT_REASON_MAX = 255
+
+# Built once: SQLAlchemy then finds their compiled forms without walking them again.
+_PROPS_INSERT = insert(_PROPS)
+_PROPS_INSERT_RETURNING = insert(_PROPS).returning(_PROPS.c.id, sort_by_parameter_order=True)
+_EVENT_INSERT = insert(_EVENT)
+_DATA_INSERT = insert(_DATA)
+_DATA_DELETE = delete(_DATA).where(
+    _DATA.c.resource_id == bindparam("b_rid"), _DATA.c.key == bindparam("b_key")
+)
+
+
+@dataclass(eq=False)
+class PropsRow:
+    """A new row of stored properties. Its id exists once written; other writes of the same
+    batch may hold the row itself where they need the id."""
+
+    data: dict[str, Any] | None
+    encrypted: bool
+    # Told the id as soon as the row is written (still inside the transaction).
+    on_id: Callable[[int], None] | None = None
+    id: int | None = None
+
+
+@dataclass(eq=False)
+class ResourceChange:
+    """New values for some fields of one resource row; ``bump`` advances its atomic_key."""
+
+    resource_id: int
+    fields: dict[str, Any]
+    bump: bool = True
+
+
+@dataclass(eq=False)
+class NewEvent:
+    """One event row (``rsrc_prop_data_id`` may be a PropsRow of the same batch)."""
+
+    values: dict[str, Any]
+    created_at: Any = field(default_factory=utcnow)
+
+
+@dataclass(eq=False)
+class DataChange:
+    """Set (or, with ``value`` None, delete) one key of a resource's data."""
+
+    resource_id: int
+    key: str
+    value: str | None
+    redact: bool = False
+    decrypt_method: str | None = None
+
+
+Write = PropsRow | ResourceChange | NewEvent | DataChange
+
+
+def event(
+    stack_id: str,
+    *,
+    resource_name: str,
+    action: str,
+    status: str,
+    reason: str,
+    physical_resource_id: str | None,
+    resource_type: str,
+    rsrc_prop_data_id: int | PropsRow | None = None,
+) -> NewEvent:
+    """The event of a resource's state change (or of a hook, a signal)."""
+    return NewEvent(
+        {
+            "stack_id": stack_id,
+            "resource_name": resource_name,
+            "resource_action": action,
+            "resource_status": status,
+            "resource_status_reason": (reason or "")[:EVENT_REASON_MAX],
+            "physical_resource_id": physical_resource_id or "",
+            "resource_type": resource_type,
+            "rsrc_prop_data_id": rsrc_prop_data_id,
+        }
+    )
+
+
+def apply(conn: Connection, writes: Iterable[Write]) -> None:
+    """Carry out ``writes`` in order on ``conn`` (inside the caller's transaction)."""
+    ordered = list(writes)
+    _insert_props(conn, [w for w in ordered if isinstance(w, PropsRow)])
+    _update_resources(conn, [w for w in ordered if isinstance(w, ResourceChange)])
+    _write_data(conn, [w for w in ordered if isinstance(w, DataChange)])
+    _insert_events(conn, [w for w in ordered if isinstance(w, NewEvent)])
+
+
+def _resolved(value: Any) -> Any:
+    return value.id if isinstance(value, PropsRow) else value
+
+
+def _insert_props(conn: Connection, rows: Sequence[PropsRow]) -> None:
+    if not rows:
+        return
+    now = utcnow()
+    params = [{"data": r.data, "encrypted": r.encrypted, "created_at": now} for r in rows]
+    statement = None
+    if conn.dialect.name == "sqlite":
+        statement = _driver_statement(_PROPS_INSERT, conn.dialect, tuple(params[0]))
+    if statement is not None:
+        # One short statement per row: at the driver's level that is still cheap.
+        ids = []
+        with _driver_cursor(conn, statement) as cursor:
+            for values in statement.rows(params):
+                cursor.execute(statement.sql, values)
+                ids.append(cursor.lastrowid)
+    elif conn.dialect.insert_executemany_returning_sort_by_parameter_order:
+        ids = [row[0] for row in conn.execute(_PROPS_INSERT_RETURNING, params)]
+    else:
+        ids = [
+            conn.execute(_PROPS_INSERT, p).inserted_primary_key[0]  # type: ignore[index]
+            for p in params
+        ]
+    for row, new_id in zip(rows, ids, strict=True):
+        row.id = int(new_id)
+        if row.on_id is not None:
+            row.on_id(row.id)
+
+
+def _update_resources(conn: Connection, changes: Sequence[ResourceChange]) -> None:
+    # Changes of one row are merged in order (later values win), so that a row is updated
+    # once per batch whatever the number of steps that touched it.
+    merged: dict[int, tuple[dict[str, Any], int]] = {}
+    for change in changes:
+        fields, bumps = merged.get(change.resource_id, ({}, 0))
+        fields.update(change.fields)
+        merged[change.resource_id] = (fields, bumps + (1 if change.bump else 0))
+    groups: dict[frozenset[str], list[dict[str, Any]]] = {}
+    for resource_id, (fields, bumps) in merged.items():
+        params = {f"v_{k}": _resolved(v) for k, v in fields.items()}
+        params["b_id"], params["b_bumps"] = resource_id, bumps
+        groups.setdefault(frozenset(fields), []).append(params)
+    for names, params_list in groups.items():
+        executemany(conn, _resource_update(names), params_list)
+
+
+# One statement object per set of fields: SQLAlchemy's compiled form is then found at once.
+_UPDATES: dict[frozenset[str], Update] = {}
+
+
+def _resource_update(names: frozenset[str]) -> Update:
+    stmt = _UPDATES.get(names)
+    if stmt is None:
+        stmt = (
+            update(_RESOURCE)
+            .where(_RESOURCE.c.id == bindparam("b_id"))
+            .values(
+                {
+                    _RESOURCE.c.atomic_key: _RESOURCE.c.atomic_key + bindparam("b_bumps"),
+                    **{_RESOURCE.c[name]: bindparam(f"v_{name}") for name in sorted(names)},
+                }
+            )
+        )
+        _UPDATES[names] = stmt
+    return stmt
+
+
+def _write_data(conn: Connection, changes: Sequence[DataChange]) -> None:
+    if not changes:
+        return
+    final: dict[tuple[int, str], DataChange] = {}
+    for change in changes:
+        final[(change.resource_id, change.key)] = change
+    # Replacing a key is a delete and an insert: the same two statements for any count.
+    executemany(conn, _DATA_DELETE, [{"b_rid": rid, "b_key": key} for rid, key in final])
+    now = utcnow()
+    rows = [
+        {
+            "resource_id": c.resource_id, "key": c.key, "value": c.value, "redact": c.redact,
+            "decrypt_method": c.decrypt_method, "created_at": now,
+        }
+        for c in final.values()
+        if c.value is not None
+    ]
+    if rows:
+        executemany(conn, _DATA_INSERT, rows)
+
+
+def _insert_events(conn: Connection, events: Sequence[NewEvent]) -> None:
+    if not events:
+        return
+    rows = [
+        {
+            **{k: _resolved(v) for k, v in e.values.items()},
+            "uuid": str(uuid.uuid4()),
+            "created_at": e.created_at,
+        }
+        for e in events
+    ]
+    executemany(conn, _EVENT_INSERT, rows)
+
+
+# --- execution ------------------------------------------------------------------------------
+#
+# SQLAlchemy's generic handling of each row's parameters costs several times what SQLite takes
+# to write the row. On SQLite the statements are therefore compiled by SQLAlchemy once, their
+# values converted by SQLAlchemy's own type processors, and run with the driver's executemany.
+
+
+@dataclass(frozen=True)
+class _DriverStatement:
+    sql: str
+    # Each parameter in the statement's order, with SQLAlchemy's processor for its type.
+    params: tuple[tuple[str, Callable[[Any], Any] | None], ...]
+
+    def rows(self, params: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
+        pairs = self.params
+        return [
+            tuple([row[name] if proc is None else proc(row[name]) for name, proc in pairs])
+            for row in params
+        ]
+
+
+# Keyed by the statement object itself (kept alive here: an id could be reused).
+_DRIVER_STATEMENTS: dict[tuple[Executable, str, tuple[str, ...]], _DriverStatement | None] = {}
+
+
+def _driver_statement(
+    stmt: Executable, dialect: Dialect, keys: tuple[str, ...] = ()
+) -> _DriverStatement | None:
+    """``stmt`` compiled for the driver, or None where SQLAlchemy must run it (an insert
+    whose rows leave a column default for SQLAlchemy to fill in)."""
+    cache_key = (stmt, dialect.name, keys)
+    if cache_key not in _DRIVER_STATEMENTS:
+        compile_for = stmt.compile  # type: ignore[attr-defined]
+        compiled = compile_for(dialect=dialect, column_keys=list(keys) or None)
+        names = tuple(compiled.positiontup or ())
+        found = None
+        if not keys or set(names) == set(keys):
+            found = _DriverStatement(
+                compiled.string,
+                tuple(
+                    (name, compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
+                    for name in names
+                ),
+            )
+        _DRIVER_STATEMENTS[cache_key] = found
+    return _DRIVER_STATEMENTS[cache_key]
+
+
+def executemany(conn: Connection, stmt: Executable, params: list[dict[str, Any]]) -> None:
+    """``stmt`` once per parameter set, in the caller's transaction (see above)."""
+    statement = None
+    if conn.dialect.name == "sqlite":
+        # Inserts are compiled for the columns given; other statements name their parameters.
+        keys = tuple(params[0]) if isinstance(stmt, Insert) else ()
+        statement = _driver_statement(stmt, conn.dialect, keys)
+    if statement is None:
+        conn.execute(stmt, params)
+        return
+    with _driver_cursor(conn, statement) as cursor:
+        cursor.executemany(statement.sql, statement.rows(params))
+
+
+@contextmanager
+def _driver_cursor(conn: Connection, statement: _DriverStatement) -> Iterator[Any]:
+    """A cursor of the connection's own transaction; the driver's errors raised as
+    SQLAlchemy's (IntegrityError, OperationalError...), as every other statement's are."""
+    dbapi = conn.dialect.loaded_dbapi
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        yield cursor
+    except dbapi.Error as exc:
+        raise DBAPIError.instance(statement.sql, None, exc, dbapi.Error) from exc
+    finally:
+        cursor.close()
