@@ -94,8 +94,14 @@ class GraphRunner(Generic[K]):
         self.result.completed.update(k for k in already_done if k in self._requires)
         self._dependants: dict[K, set[K]] = {k: set() for k in self._requires}
         self._waiting: dict[K, int] = {}
+        # Nodes whose dependants may start (done, or released early by ``release``).
+        self._released: set[K] = set()
+        self._released.update(self.result.completed)
+        self._ready: list[K] = []
+        self._wake: Callable[[], None] | None = None
         for node, reqs in self._requires.items():
-            unknown = reqs - self._requires.keys()
+            # Not ``reqs - keys()``: that copies every key once per node.
+            unknown = {r for r in reqs if r not in self._requires}
             if unknown:
                 raise ValueError(f"{node!r} requires unknown nodes {sorted(map(str, unknown))}")
             for req in reqs:
@@ -107,17 +113,43 @@ class GraphRunner(Generic[K]):
         """True once no new node may start (a failure, a timeout or a stop request)."""
         return self.result.stop is not None
 
+    def release(self, node: K) -> None:
+        """Let ``node``'s dependants start before its task ends (what remains of it is only
+        waiting for writes that are committed before any of theirs)."""
+        self._ready.extend(self._release(node))
+        if self._wake is not None:
+            self._wake()
+
+    def _release(self, node: K) -> list[K]:
+        if node in self._released:
+            return []
+        self._released.add(node)
+        newly = []
+        for dep in self._dependants[node]:
+            self._waiting[dep] -= 1
+            if self._waiting[dep] == 0:
+                newly.append(dep)
+        return newly
+
     async def run(self) -> GraphResult[K]:
         loop = asyncio.get_running_loop()
         running: dict[asyncio.Task[None], K] = {}
-        # Finished tasks arrive here one by one: O(1) per completion, whatever runs meanwhile.
-        finished: asyncio.Queue[asyncio.Task[None] | None] = asyncio.Queue()
-        ready = [
+        # Finished tasks gather here; one wake-up handles every task that ended meanwhile.
+        finished: list[asyncio.Task[None]] = []
+        wake = asyncio.Event()
+
+        def on_done(task: asyncio.Task[None]) -> None:
+            finished.append(task)
+            wake.set()
+
+        # Also woken by a stop request and by nodes released early.
+        self._wake = wake.set
+        self._ready = [
             k for k, n in self._waiting.items() if n == 0 and k not in self.result.completed
         ]
         blocked: set[K] = set()
         stop_task = asyncio.ensure_future(self._stop.wait())
-        stop_task.add_done_callback(lambda _: finished.put_nowait(None))
+        stop_task.add_done_callback(lambda _: wake.set())
         grace_deadline: float | None = None
         try:
             while True:
@@ -126,12 +158,12 @@ class GraphRunner(Generic[K]):
                     if not self._stop.drain:
                         self._cancel_all(running)
                 if not self.stopping or (self._aggregate and self.result.stop is StopReason.FAILED):
+                    ready, self._ready = self._ready, []
                     for node in ready:
                         if node not in blocked:
                             task = asyncio.ensure_future(self._run(node))
-                            task.add_done_callback(finished.put_nowait)
+                            task.add_done_callback(on_done)
                             running[task] = node
-                    ready = []
                 if not running:
                     break
                 timeout = self._next_timeout(loop.time(), grace_deadline)
@@ -140,23 +172,30 @@ class GraphRunner(Generic[K]):
                         self.result.stop = self.result.stop or StopReason.TIMEOUT
                     self._cancel_all(running)
                     timeout = None
-                try:
-                    done = await asyncio.wait_for(finished.get(), timeout)
-                except TimeoutError:
-                    continue
-                if done is None or done not in running:
-                    continue
-                node = running.pop(done)
-                ready.extend(self._finish(node, done))
-                if node in self.result.failed:
-                    blocked |= self._all_dependants(node)
-                    if self.result.stop is None:
-                        self.result.stop = StopReason.FAILED
-                        grace_deadline = None if self._aggregate else loop.time() + max(
-                            (self._grace_for(k) for k in running.values()), default=0.0
-                        )
+                if not finished:
+                    # Ready nodes are all launched by now (or held back by a stop). Nothing
+                    # else runs between this check and the wait: no wake-up is lost.
+                    wake.clear()
+                    timer = None if timeout is None else loop.call_later(timeout, wake.set)
+                    try:
+                        await wake.wait()
+                    finally:
+                        if timer is not None:
+                            timer.cancel()
+                ended, finished[:] = list(finished), []
+                for done in ended:
+                    node = running.pop(done)
+                    self._ready.extend(self._finish(node, done))
+                    if node in self.result.failed:
+                        blocked |= self._all_dependants(node)
+                        if self.result.stop is None:
+                            self.result.stop = StopReason.FAILED
+                            grace_deadline = None if self._aggregate else loop.time() + max(
+                                (self._grace_for(k) for k in running.values()), default=0.0
+                            )
         finally:
             stop_task.cancel()
+            self._wake = None
         self.result.not_started |= (
             set(self._requires)
             - self.result.completed
@@ -188,12 +227,7 @@ class GraphRunner(Generic[K]):
             self.result.failed[node] = exc
             return []
         self.result.completed.add(node)
-        newly = []
-        for dep in self._dependants[node]:
-            self._waiting[dep] -= 1
-            if self._waiting[dep] == 0:
-                newly.append(dep)
-        return newly
+        return self._release(node)
 
     def _all_dependants(self, node: K) -> set[K]:
         out: set[K] = set()
