@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hearth.common.errors import HearthError
 from hearth.engine import states, traversal
@@ -26,6 +26,8 @@ from hearth.engine.run_spec import (
     ROLLBACK_AFTER,
     UPDATE_LIKE,
     RunSpec,
+    begin_rollback,
+    outcome,
 )
 from hearth.engine.scheduler import (
     GraphResult,
@@ -35,7 +37,8 @@ from hearth.engine.scheduler import (
     StopSignal,
 )
 from hearth.engine.stack_builder import BoundStack, StackSource
-from hearth.engine.stack_state import begin_stack_action, drop_template, set_stack_state
+from hearth.engine.stack_state import drop_template, set_stack_state
+from hearth.engine.stored_properties import StoredData, StoredProperties
 from hearth.engine.update_plan import ResourcePlan, plan_resource
 from hearth.store import events as event_store
 from hearth.store import locks as lock_store
@@ -51,6 +54,8 @@ if TYPE_CHECKING:
 POLL_FIRST = 0.02
 POLL_MAX = 1.0
 HOOK_POLL_MAX = 2.0
+
+T = TypeVar("T")
 
 class ActionRun:
     """A stack action in progress (see the module doc)."""
@@ -74,6 +79,9 @@ class ActionRun:
         self.stop = StopSignal()
         self.tasks: dict[traversal.Node, ResourceTask] = {}
         self.hook_events: dict[str, asyncio.Event] = {}
+        # Set to poll a resource at once (its child stack ended in this engine).
+        self.poll_events: dict[str, asyncio.Event] = {}
+        self._closings: set[asyncio.Future[Any]] = set()
         self.on_finish = on_finish
         # Set when another action waits for this one: the lock is handed over, not released.
         self.keep_lock = False
@@ -96,6 +104,8 @@ class ActionRun:
             self.username = row.username
             self.depth = row.nested_depth
             self.root_stack_id = row.root_stack_id or row.id
+            self.owner_id = row.owner_id
+            self.parent_resource = row.parent_resource_name
             self.disable_rollback = row.disable_rollback
             self.timeout_mins = row.timeout
             self.template_id = row.raw_template_id
@@ -105,6 +115,11 @@ class ActionRun:
             )
             rows = resource_store.of_stack(session, self.stack_id)
             facade = stored_facade(session, row)
+            self.data = StoredData(core.encryptor, session, self.stack_id)
+            self.properties = StoredProperties(
+                core.db, core.encryptor, session,
+                (r.rsrc_prop_data_id for r in rows if r.rsrc_prop_data_id is not None),
+            )
         # Every row of the stack by id (replaced and removed ones too).
         self.rows: dict[int, ResourceRecord] = {
             r.id: ResourceRecord.from_row(r) for r in rows
@@ -115,6 +130,8 @@ class ActionRun:
             source, identity, plugins=core.plugins, global_env=core.global_env,
             depth=self.depth, max_depth=core.limits.max_nested_stack_depth, facade=facade,
         )
+        self._classes: dict[tuple[str, str], type[Resource]] = {}
+        self._types: dict[str, str] = {}
         self.current = self._current_rows()
         for name, record in self.current.items():
             self.bound.nodes[name] = record.node_data()
@@ -150,15 +167,24 @@ class ActionRun:
         return Parent(self.stack_id, self.tenant, self.username, self.depth, self.root_stack_id)
 
     def plugin_class(self, type_name: str, name: str) -> type[Resource]:
-        """The class of a resource of this stack (provider templates resolved)."""
-        return self.bound.stored_class(type_name, name)
+        """The class of a resource of this stack (provider templates resolved); the same
+        answer throughout the action, found once."""
+        key = (type_name, name)
+        cls = self._classes.get(key)
+        if cls is None:
+            cls = self._classes[key] = self.bound.stored_class(type_name, name)
+        return cls
+
+    def resource_type(self, name: str) -> str:
+        """The type the template gives resource ``name`` (found once per action)."""
+        found = self._types.get(name)
+        if found is None:
+            found = self._types[name] = self.bound.resource_type(name)
+        return found
 
     def update_plan(self, record: ResourceRecord, name: str) -> ResourcePlan:
         new_def = self.bound.frozen_definition(name)
-        with self.core.db.session() as session:
-            old_props = resource_store.load_properties(
-                session, record.prop_data_id, self.core.encryptor
-            )
+        old_props = self.properties.get(record.prop_data_id)
         old_def = dict(record.definition or {})
         if old_def:
             old_def["properties"] = old_props
@@ -204,7 +230,7 @@ class ActionRun:
             return traversal.reverse_rows(self.rows.values())
         if action == states.SUSPEND:
             rows = list(self.current.values())
-            return _named(traversal.reverse_rows(rows), rows)
+            return traversal.named(traversal.reverse_rows(rows), rows)
         if action in (states.RESUME, states.CHECK, states.SNAPSHOT):
             nodes = traversal.stored_forward(self.current.values())
             # Resources never created stored no requirements: the template's order holds
@@ -256,29 +282,6 @@ class ActionRun:
             return states.DELETE
         return self.resource_action
 
-    def _done_before(self, nodes: Mapping[traversal.Node, set[traversal.Node]]) -> set[Any]:
-        """Nodes a previous engine finished in this traversal (continuation)."""
-        if not self.resuming:
-            return set()
-        done = set()
-        target = self.resource_action
-        for node in nodes:
-            kind, key = node
-            if kind == "c":
-                record = self.rows.get(key)
-                if record is None or record.state == (states.DELETE, states.COMPLETE):
-                    done.add(node)
-            else:
-                record = self.current.get(key)
-                if (
-                    record is not None
-                    and record.traversal_id == self.traversal_id
-                    and record.status == states.COMPLETE
-                    and record.action in (target, states.CREATE)
-                ):
-                    done.add(node)
-        return done
-
     async def run(self) -> None:
         """Drive the whole action; never raises (failures end as the stack's state)."""
         try:
@@ -296,7 +299,9 @@ class ActionRun:
     async def _run(self) -> None:
         workers = self.core.workers
         nodes = await workers.call(self._prepare)
-        done_before = self._done_before(nodes)
+        done_before = traversal.done_before(
+            nodes, self.rows, self.current, self.traversal_id, self.resource_action
+        ) if self.resuming else set()
         loop = asyncio.get_running_loop()
         timeout = (self.timeout_mins * 60) if self.timeout_mins else (
             self.core.limits.stack_action_timeout
@@ -320,7 +325,15 @@ class ActionRun:
             watcher.cancel()
         if result.success and self.is_update_like:
             result = await self._cleanup_replaced(deadline)
-        success, reason = self._outcome(result)
+        # The stack's final state comes after every failed or aborted resource's own.
+        await asyncio.gather(*self._closings, return_exceptions=True)
+        partial_check = self.action == states.CHECK and any(
+            not self.plugin_class(t.record.resource_type, t.name).has_handler("check")
+            for t in self.tasks.values()
+        )
+        success, reason = outcome(
+            self.action, self.resource_action, result, self.stop.message, partial_check
+        )
         await workers.call(self._finish, success, reason, result.stop)
 
     def _grace(self, node: traversal.Node) -> float:
@@ -343,12 +356,19 @@ class ActionRun:
         known = self._known_record(node)
         record = known if known is not None else await workers.call(self._record_for, node)
         task = ResourceTask(self, record, self._node_action(node))
+        task.inline = self._runs_inline(task)
         self.tasks[node] = task
         step = Step()
         try:
-            step = await workers.call(self._start, task)
+            step = await self._call(task, self._start, task)
             step = await self._drive(task, step)
-            step = await workers.call(task.finish)
+            step = await self._call(task, task.finish)
+            if step.hook is None and (node[0] == "u" or self.spec.action == states.DELETE):
+                # What depends on it may start now: the journal commits its writes after
+                # these, and any handler of theirs waits for that.
+                self._settle(node, task)
+                self.runner.release(node)
+            await self._commit(task)
             if step.hook is not None:
                 await self._wait_hook(task, step.hook)
         except NotStarted:
@@ -358,16 +378,57 @@ class ActionRun:
                 "timed out" if self.runner.result.stop is StopReason.TIMEOUT else "cancelled"
             )
             with contextlib.suppress(Exception):
-                await asyncio.shield(workers.call(task.abort, step.cookie, why))
+                await self._closing(self._abort(task, step.cookie, why))
             raise
         except Exception as exc:
-            reason = await workers.call(task.fail, exc)
+            reason = await self._closing(self._fail(task, exc))
             raise ResourceActionFailed(task.name, task.action, reason) from exc
+        self._settle(node, task)
+        if node[0] == "c" and self.spec.action != states.DELETE:
+            await workers.call(self._forget_row, task.record)
+
+    def _settle(self, node: traversal.Node, task: ResourceTask) -> None:
+        """What dependants read of a finished resource: its record and its values."""
         if node[0] == "u":
             self.current[task.name] = task.record
             self.bound.nodes[task.name] = task.node_data()
-        elif self.spec.action != states.DELETE:
-            await workers.call(self._forget_row, task.record)
+
+    async def _call(self, task: ResourceTask, fn: Callable[..., T], *args: Any) -> T:
+        """One step of ``task``: on the loop or in a worker (see ``_runs_inline``)."""
+        return fn(*args) if task.inline else await self.core.workers.call(fn, *args)
+
+    async def _commit(self, task: ResourceTask) -> None:
+        await self.core.journal.commit(task.take_writes())
+
+    async def _abort(self, task: ResourceTask, cookie: Any, why: str) -> None:
+        await self._call(task, task.abort, cookie, why)
+        await self._commit(task)
+
+    async def _fail(self, task: ResourceTask, exc: Exception) -> str:
+        reason = await self._call(task, task.fail, exc)
+        await self._commit(task)  # with what the step that raised had written
+        return reason
+
+    async def _closing(self, work: Coroutine[Any, Any, T]) -> T:
+        """The last writes of a resource, shielded: a cancel of its task (the graph stopping)
+        does not lose them, and the stack's final state waits for them (see ``_run``)."""
+        future = asyncio.ensure_future(work)
+        self._closings.add(future)
+        return await asyncio.shield(future)
+
+    def _runs_inline(self, task: ResourceTask) -> bool:
+        """Steps run on the loop for types whose handlers never block. Updates always run in
+        a worker: planning one may read and write the database."""
+        if self.is_update_like:
+            return False
+        type_name = task.record.resource_type
+        if task.action in (states.CREATE, states.ADOPT) and task.name in self.bound.resources:
+            type_name = self.resource_type(task.name)
+        try:
+            cls = self.plugin_class(type_name, task.name)
+        except Exception:  # reported by the step itself, in a worker
+            return False
+        return not cls.handlers_block
 
     def _start(self, task: ResourceTask) -> Step:
         # Checked in the worker, when the step really begins: work queued behind a failure
@@ -379,17 +440,31 @@ class ActionRun:
     async def _drive(self, task: ResourceTask, step: Step) -> Step:
         """Poll with backoff until the handler's work is complete (hooks waited for)."""
         delay = POLL_FIRST
-        workers = self.core.workers
         while True:
+            if step.then is not None:
+                # The handler waits for IN_PROGRESS to be on disk, unless it cannot touch
+                # anything outside the database (a loop-run type).
+                if not task.inline:
+                    await self._commit(task)
+                step = await self._call(task, step.then)
+                continue
+            if step.done and step.hook is None:
+                # The final state follows at once and is committed with what is left.
+                return step
+            await self._commit(task)
             if step.hook is not None:
                 await self._wait_hook(task, step.hook)
-                step = await workers.call(task.after_hook)
+                step = await self._call(task, task.after_hook)
                 continue
-            if step.done:
-                return step
-            await asyncio.sleep(step.delay if step.delay is not None else delay)
+            wake = self.poll_events.setdefault(task.name, asyncio.Event())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    wake.wait(), step.delay if step.delay is not None else delay
+                )
             delay = min(delay * 2, POLL_MAX)
-            step = await workers.call(task.poll, step.cookie)
+            # Cleared before the poll: a wake-up during the poll is not lost.
+            wake.clear()
+            step = await self._call(task, task.poll, step.cookie)
 
     async def _wait_hook(self, task: ResourceTask, hook: str) -> None:
         event = self.hook_events.setdefault(task.name, asyncio.Event())
@@ -399,6 +474,12 @@ class ActionRun:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(event.wait(), delay)
             delay = min(delay * 2, HOOK_POLL_MAX)
+
+    def wake_poll(self, name: str) -> None:
+        """Poll resource ``name`` now rather than after its backoff (loop thread only)."""
+        event = self.poll_events.get(name)
+        if event is not None:
+            event.set()
 
     def wake_hook(self, name: str) -> None:
         event = self.hook_events.get(name)
@@ -449,6 +530,10 @@ class ActionRun:
                 self.request_cancel(rollback=True)
 
     def _take_message(self) -> str | None:
+        # Read first: a write transaction per poll would queue every run on the write lock.
+        with self.core.db.session(readonly=True) as session:
+            if not lock_store.has_message(session, self.stack_id, self.core.engine_id):
+                return None
         with self.core.db.session() as session:
             return lock_store.take_message(session, self.stack_id, self.core.engine_id)
 
@@ -468,27 +553,6 @@ class ActionRun:
         self.stop.request(StopReason.CANCELLED, message, drain=drain)
 
     # --- the end -------------------------------------------------------------------------
-
-    def _outcome(self, result: GraphResult[traversal.Node]) -> tuple[bool, str]:
-        action = self.action
-        if result.success:
-            reason = f"Stack {action} completed successfully"
-            if action == states.CHECK and any(
-                not self.plugin_class(t.record.resource_type, t.name).has_handler("check")
-                for t in self.tasks.values()
-            ):
-                reason += ". 'CHECK' not fully supported (see resources)"
-            return True, reason
-        if result.failed:
-            first = next(iter(result.failed.values()))
-            if isinstance(first, ResourceActionFailed):
-                return False, f"Resource {first.action} failed: {first.reason}"
-            return False, f"Resource {self.resource_action} failed: {first}"
-        if result.stop is StopReason.TIMEOUT:
-            return False, "Timed out"
-        if result.stop is StopReason.CANCELLED:
-            return False, self.stop.message or f"Stack {action} cancelled"
-        return False, f"Stack {action} did not complete"
 
     def _finish(self, success: bool, reason: str, stop: StopReason | None) -> None:
         """Final state, outputs, template bookkeeping, event; then rollback or lock release."""
@@ -527,33 +591,9 @@ class ActionRun:
                     self.core, session, self.stack_id, self.spec.snapshot_id, success, reason
                 )
             if rollback:
-                self.next_spec = self._begin_rollback(session)
+                self.next_spec = begin_rollback(
+                    session, self.spec.action, self.stack_id, self.stack_name,
+                    self.template_id, self.prev_template_id,
+                )
             elif not self.keep_lock:
                 lock_store.release(session, self.stack_id, self.core.engine_id)
-
-    def _begin_rollback(self, session: Any) -> RunSpec:
-        """The rollback of a failed create (a delete) or update (back to the old template)."""
-        if self.spec.action in (states.CREATE, states.ADOPT):
-            spec = RunSpec(states.DELETE, delete_as=states.ROLLBACK)
-        else:
-            spec = RunSpec(states.ROLLBACK)
-            if self.prev_template_id is not None:
-                stack_store.set_fields(
-                    session,
-                    self.stack_id,
-                    raw_template_id=self.prev_template_id,
-                    prev_raw_template_id=self.template_id,
-                )
-        begin_stack_action(session, self.stack_id, self.stack_name, states.ROLLBACK)
-        return spec
-
-
-def _named(
-    nodes: dict[traversal.Node, set[traversal.Node]], rows: list[ResourceRecord]
-) -> dict[traversal.Node, set[traversal.Node]]:
-    """Row-keyed nodes as name-keyed ``u`` nodes (suspend works on current resources)."""
-    names = {r.id: r.name for r in rows}
-    return {
-        ("u", names[key]): {("u", names[r[1]]) for r in reqs}
-        for (_, key), reqs in nodes.items()
-    }

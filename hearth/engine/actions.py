@@ -71,6 +71,10 @@ class ActionManager:
             after = self._after.pop(stack_id, None)
             if self.running.get(stack_id) is run:
                 del self.running[stack_id]
+            parent = self.running.get(run.owner_id) if run.owner_id else None
+        if parent is not None and run.parent_resource:
+            # The resource that owns this stack notices at once (not at its next poll).
+            parent.wake_poll(run.parent_resource)
         next_spec = run.next_spec
 
         def chain() -> None:

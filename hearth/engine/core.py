@@ -15,6 +15,7 @@ from oslo_config import cfg
 
 from hearth.common.config import EngineLimits, api_public_url
 from hearth.common.policy import Policy
+from hearth.engine.journal import Journal
 from hearth.resources.registry import PluginRegistry
 from hearth.store.crypto import Encryptor
 from hearth.store.db import Database
@@ -125,6 +126,8 @@ class EngineCore:
         self._key = encryption_key
         self._encryptor: Encryptor | None = None
         self.workers = Workers(settings.worker_threads)
+        # Resource steps' writes, committed in groups.
+        self.journal = Journal(db, self.workers.loop)
         # Child stacks for resources that own one (set when the engine is wired).
         self.nested: NestedStackService | None = None
 

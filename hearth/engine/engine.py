@@ -11,6 +11,7 @@ from typing import Any
 
 from oslo_config import cfg
 
+from hearth.common import gc_tuning
 from hearth.common.config import database_url
 from hearth.common.context import RequestContext
 from hearth.common.errors import EntityNotFound
@@ -114,11 +115,13 @@ class Engine:
 
     def start(self) -> None:
         """Register this engine, continue what dead engines left, and start the heartbeat."""
+        gc_tuning.tune_for_engine()
         self.liveness.start()
 
     def stop(self, *, graceful: bool = True) -> None:
         self.liveness.stop(unregister=graceful)
         self.core.workers.stop()
+        self.core.journal.close()
         self.core.db.dispose()
 
     def wait_idle(self, stack_id: str, timeout: float | None = None) -> bool:

@@ -100,7 +100,7 @@ def _plugin(
     )
     context = EngineResourceContext(
         core, record, stack_name=stack.name, tenant=stack.tenant, action=stack.action,
-        nested=nested, environment=stack.bound.env, files=stack.bound.source.files,
+        nested=lambda: nested, environment=stack.bound.env, files=stack.bound.source.files,
         timeout_mins=stack.timeout,
         update_policy=lambda: stack.bound.update_policy(record.name),
     )

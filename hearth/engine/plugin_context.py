@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -12,12 +11,29 @@ from hearth.engine import peers
 from hearth.engine.core import EngineCore
 from hearth.engine.records import ResourceRecord
 from hearth.resources.context import physical_resource_name
+from hearth.store import batch
 from hearth.store import resources as resource_store
 from hearth.template.environment import Environment
 
 if TYPE_CHECKING:
     from hearth.resources.base import Resource
     from hearth.resources.nested import NestedStacks
+
+
+class CancelFlag:
+    """Set once when a resource's step is to stop; plugins read it from any thread (a plain
+    attribute: a threading.Event per resource costs more than the rest of its step)."""
+
+    __slots__ = ("_set",)
+
+    def __init__(self) -> None:
+        self._set = False
+
+    def set(self) -> None:
+        self._set = True
+
+    def is_set(self) -> bool:
+        return self._set
 
 
 class EngineResourceContext:
@@ -31,12 +47,14 @@ class EngineResourceContext:
         stack_name: str,
         tenant: str,
         action: str,
-        cancel_event: threading.Event | None = None,
-        nested: NestedStacks | None = None,
+        cancel_event: CancelFlag | None = None,
+        nested: Callable[[], NestedStacks | None] | None = None,
         environment: Environment | None = None,
         files: dict[str, str] | None = None,
         timeout_mins: int | None = None,
         update_policy: Callable[[], Any] | None = None,
+        buffer: list[batch.Write] | None = None,
+        stored_data: Callable[[], dict[str, str] | None] | None = None,
     ) -> None:
         self._core = core
         self._record = record
@@ -45,17 +63,26 @@ class EngineResourceContext:
         self.tenant = tenant
         self.resource_uuid = record.uuid
         self.action = action
-        self._cancel = cancel_event or threading.Event()
+        self._cancel = cancel_event or CancelFlag()
         self._data: dict[str, str] | None = None
-        self._nested = nested
+        # Made when a plugin first asks (few types own child stacks).
+        self._nested_factory = nested
+        self._nested: NestedStacks | None = None
         self._environment = environment
         self._files = files or {}
         self.stack_timeout_mins = timeout_mins
         # Resolved only when a plugin asks (few types have an update policy).
         self._update_policy = update_policy
+        # With a buffer, data changes join the step's writes (committed when it returns).
+        self._buffer = buffer
+        self._buffered: dict[str, str | None] = {}
+        # Where the stored data comes from when not the database (read once per action).
+        self._stored_data = stored_data
 
     @property
     def nested(self) -> NestedStacks:
+        if self._nested is None and self._nested_factory is not None:
+            self._nested = self._nested_factory()
         if self._nested is None:
             raise RuntimeError("No nested stacks outside a stack action")
         return self._nested
@@ -76,21 +103,39 @@ class EngineResourceContext:
         return physical_resource_name(self.stack_name, self._record.name, self._record.uuid)
 
     def data(self) -> dict[str, str]:
+        if self._data is None and self._stored_data is not None:
+            self._data = self._stored_data()
         if self._data is None:
-            with self._core.db.session() as session:
+            with self._core.db.session(readonly=True) as session:
                 self._data = resource_store.data_all(
                     session, self._record.id, self._core.encryptor
                 )
-        return dict(self._data)
+        out = dict(self._data)
+        for key, value in self._buffered.items():
+            if value is None:
+                out.pop(key, None)
+            else:
+                out[key] = value
+        return out
 
     def data_set(self, key: str, value: str, redact: bool = False) -> None:
+        change = resource_store.data_change(
+            self._record.id, key, str(value), redact, self._core.encryptor
+        )
+        if self._buffer is not None:
+            self._buffer.append(change)
+            self._buffered[key] = str(value)
+            return
         with self._core.db.session() as session:
-            resource_store.data_set(
-                session, self._record.id, key, str(value), redact, self._core.encryptor
-            )
+            batch.apply(session.connection(), [change])
         self._data = None
 
     def data_delete(self, key: str) -> bool:
+        if self._buffer is not None:
+            found = key in self.data()
+            self._buffer.append(batch.DataChange(self._record.id, key, None))
+            self._buffered[key] = None
+            return found
         with self._core.db.session() as session:
             found = resource_store.data_delete(session, self._record.id, key)
         self._data = None

@@ -10,8 +10,7 @@ from sqlalchemy.orm import Session
 
 from hearth.engine import states
 from hearth.engine.resource_view import NodeData
-from hearth.store import events as event_store
-from hearth.store import resources as resource_store
+from hearth.store import batch
 from hearth.store.models import Resource as ResourceRow
 from hearth.store.types import utcnow
 
@@ -84,8 +83,7 @@ class ResourceRecord:
         )
 
 
-def write_state(
-    session: Session,
+def state_writes(
     record: ResourceRecord,
     action: str,
     status: str,
@@ -93,8 +91,12 @@ def write_state(
     *,
     event: bool = True,
     **fields: Any,
-) -> None:
-    """Change a resource's state (row and record) and write its event."""
+) -> list[batch.Write]:
+    """Change a resource's state: the record at once, the row and its event as writes.
+
+    A properties row of the same writes (``rsrc_prop_data_id`` a PropsRow) reaches the record
+    when it is written and has its id.
+    """
     now = utcnow()
     record.action, record.status, record.status_reason = action, status, reason
     if "physical_resource_id" in fields:
@@ -111,38 +113,31 @@ def write_state(
         ("replaces", "replaces"),
         ("requires", "requires"),
     ):
-        if key in fields:
+        if key in fields and not isinstance(fields[key], batch.PropsRow):
             setattr(record, attr, fields[key])
     record.updated_at = now
-    resource_store.bump(
-        session,
-        record.id,
-        action=action,
-        status=status,
-        status_reason=reason,
-        updated_at=now,
-        **fields,
-    )
-    if event:
-        event_store.add(
-            session,
-            record.stack_id,
-            resource_name=record.name,
-            action=action,
-            status=status,
-            reason=reason,
-            physical_resource_id=record.physical_id,
-            resource_type=record.resource_type,
-            rsrc_prop_data_id=record.prop_data_id,
+    props = fields.get("rsrc_prop_data_id", record.prop_data_id)
+    writes: list[batch.Write] = [
+        batch.ResourceChange(
+            record.id,
+            {"action": action, "status": status, "status_reason": reason, "updated_at": now,
+             **fields},
         )
+    ]
+    if event:
+        writes.append(event_write(record, reason, action, props=props))
+    return writes
 
 
-def write_event(
-    session: Session, record: ResourceRecord, reason: str, action: str | None = None
-) -> None:
+def event_write(
+    record: ResourceRecord,
+    reason: str,
+    action: str | None = None,
+    *,
+    props: int | batch.PropsRow | None = None,
+) -> batch.NewEvent:
     """An event with the resource's current state (hooks, signals), or another action."""
-    event_store.add(
-        session,
+    return batch.event(
         record.stack_id,
         resource_name=record.name,
         action=action or record.action,
@@ -150,5 +145,27 @@ def write_event(
         reason=reason,
         physical_resource_id=record.physical_id,
         resource_type=record.resource_type,
-        rsrc_prop_data_id=record.prop_data_id,
+        rsrc_prop_data_id=props if props is not None else record.prop_data_id,
     )
+
+
+def write_state(
+    session: Session,
+    record: ResourceRecord,
+    action: str,
+    status: str,
+    reason: str,
+    *,
+    event: bool = True,
+    **fields: Any,
+) -> None:
+    """``state_writes`` written at once in ``session``."""
+    writes = state_writes(record, action, status, reason, event=event, **fields)
+    batch.apply(session.connection(), writes)
+
+
+def write_event(
+    session: Session, record: ResourceRecord, reason: str, action: str | None = None
+) -> None:
+    """``event_write`` written at once in ``session``."""
+    batch.apply(session.connection(), [event_write(record, reason, action)])

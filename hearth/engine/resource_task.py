@@ -1,32 +1,35 @@
 """One unit of work: bring one resource through one action of one traversal.
 
-A task runs as a few short, blocking steps (each in a worker thread): ``start`` (hooks, state
-IN_PROGRESS, the plugin's ``handle_<action>``), ``poll`` (``check_<action>_complete``, repeated by
-the driver with backoff) and ``finish`` (state COMPLETE, attributes cached for dependants).
-Every step persists what it did before it returns, so that another engine can carry on.
+A task runs as a few short steps: ``start`` (hooks, state IN_PROGRESS), the plugin's
+``handle_<action>``, ``poll`` (``check_<action>_complete``, repeated by the driver with backoff)
+and ``finish`` (state COMPLETE, attributes cached for dependants). A step does not write: it
+lists its writes (``self.writes``), and the driver commits them before anything follows the
+step (the handler only runs once IN_PROGRESS is on disk), so that another engine can carry on.
+Steps run in a worker thread, or on the engine's loop when the plugin's handlers never block.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hearth.common.errors import NotSupported, TemplateOutputError
 from hearth.engine import states
-from hearth.engine.plugin_context import EngineResourceContext
-from hearth.engine.records import ResourceRecord, write_event, write_state
+from hearth.engine.plugin_context import CancelFlag, EngineResourceContext
+from hearth.engine.records import ResourceRecord, event_write, state_writes
 from hearth.engine.resource_view import ALL_ATTRIBUTES, NodeData, path_key
 from hearth.resources.context import physical_resource_name
 from hearth.resources.exceptions import PollDelay, UpdateReplace
 from hearth.resources.exceptions import failure_reason as sdk_failure_reason
-from hearth.store import events as event_store
+from hearth.store import batch
 from hearth.store import resources as resource_store
+from hearth.store.types import utcnow
 
 if TYPE_CHECKING:
     from hearth.engine.action_run import ActionRun
     from hearth.resources.base import Resource
+    from hearth.resources.nested import NestedStacks
 
 # What a resource action is called in hook names.
 _HOOK_ACTIONS = {states.CREATE: "create", states.UPDATE: "update", states.DELETE: "delete"}
@@ -50,6 +53,8 @@ class Step:
     cookie: Any = None
     delay: float | None = None
     hook: str | None = None
+    # What comes next once this step's writes are committed (the handler after IN_PROGRESS).
+    then: Callable[[], Step] | None = None
 
 
 def failure_reason(name: str, exc: BaseException) -> str:
@@ -68,7 +73,7 @@ class ResourceTask:
         self.record = record
         # The resource action: CREATE, UPDATE, DELETE, SUSPEND, RESUME, CHECK, SNAPSHOT, ADOPT.
         self.action = action
-        self.cancel_event = threading.Event()
+        self.cancel_event = CancelFlag()
         self.plugin: Resource | None = None
         self._handler_action = action
         self._new_props: dict[str, Any] | None = None
@@ -77,6 +82,25 @@ class ResourceTask:
         self._noop = False
         # A pre-update hook was set before the update was planned (existing resources).
         self._hook_before_decision = False
+        # What the current step changes, committed by the driver when the step returns.
+        self.writes: list[batch.Write] = []
+        # Whether the steps run on the engine's loop (handlers that never block).
+        self.inline = False
+
+    def take_writes(self) -> list[batch.Write]:
+        # Emptied in place: a loop-run plugin's context appends to this very list.
+        writes = list(self.writes)
+        self.writes.clear()
+        return writes
+
+    def _change(self, **fields: Any) -> None:
+        """Fields of the row that are not its state (no event, same version)."""
+        self.writes.append(
+            batch.ResourceChange(self.record.id, {"updated_at": utcnow(), **fields}, bump=False)
+        )
+
+    def _state(self, action: str, status: str, reason: str, **fields: Any) -> None:
+        self.writes.extend(state_writes(self.record, action, status, reason, **fields))
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -84,16 +108,20 @@ class ResourceTask:
     def name(self) -> str:
         return self.record.name
 
+    def _nested(self) -> NestedStacks | None:
+        """The child stacks of this resource (asked for by the few types that own one)."""
+        run = self.run
+        if self.core.nested is None:
+            return None
+        name = physical_resource_name(run.stack_name, self.record.name, self.record.uuid)
+        return self.core.nested.for_resource(
+            run.parent(), self.record.name, name,
+            lambda: run.bound.facade_of(self.record.name)
+            if self.record.name in run.bound.resources else None,
+        )
+
     def _context(self) -> EngineResourceContext:
         run = self.run
-        name = physical_resource_name(run.stack_name, self.record.name, self.record.uuid)
-        nested = None
-        if self.core.nested is not None:
-            nested = self.core.nested.for_resource(
-                run.parent(), self.record.name, name,
-                lambda: run.bound.facade_of(self.record.name)
-                if self.record.name in run.bound.resources else None,
-            )
         return EngineResourceContext(
             self.core,
             self.record,
@@ -101,18 +129,18 @@ class ResourceTask:
             tenant=run.tenant,
             action=run.action,
             cancel_event=self.cancel_event,
-            nested=nested,
+            nested=self._nested,
             environment=run.bound.env,
             files=run.bound.source.files,
             timeout_mins=run.timeout_mins,
             update_policy=lambda: run.bound.update_policy(self.record.name),
+            # Data a loop-run handler sets is committed with its step (it may not block).
+            buffer=self.writes if self.inline else None,
+            stored_data=(lambda: run.data.take(self.record.id)) if self.inline else None,
         )
 
     def _stored_properties(self) -> dict[str, Any] | None:
-        with self.core.db.session() as session:
-            return resource_store.load_properties(
-                session, self.record.prop_data_id, self.core.encryptor
-            )
+        return self.run.properties.get(self.record.prop_data_id)
 
     def _make_plugin(self, type_name: str, props: Mapping[str, Any] | None) -> Resource:
         cls = self.run.plugin_class(type_name, self.name)
@@ -136,9 +164,10 @@ class ResourceTask:
         return hook if self.run.bound.env.matches_hook(self.name, hook) else None
 
     def _set_hook(self, hook: str) -> Step:
-        with self.core.db.session() as session:
-            resource_store.data_set(session, self.record.id, hook, "True")
-            write_event(session, self.record, f"{self.action} paused until Hook {hook} is cleared")
+        self.writes.append(batch.DataChange(self.record.id, hook, "True"))
+        self.writes.append(
+            event_write(self.record, f"{self.action} paused until Hook {hook} is cleared")
+        )
         return Step(hook=hook)
 
     def hook_pending(self, hook: str) -> bool:
@@ -198,15 +227,11 @@ class ResourceTask:
         if plan.kind == "unchanged":
             self._noop = True
             if self.record.status == states.FAILED:
-                with self.core.db.session() as session:
-                    write_state(
-                        session,
-                        self.record,
-                        self.record.action,
-                        states.COMPLETE,
-                        "Update status to COMPLETE for FAILED resource neither update "
-                        "nor replace.",
-                    )
+                self._state(
+                    self.record.action,
+                    states.COMPLETE,
+                    "Update status to COMPLETE for FAILED resource neither update nor replace.",
+                )
             return Step(done=True)
         if plan.kind == "create":
             self.action = states.CREATE
@@ -214,9 +239,8 @@ class ResourceTask:
         if plan.kind == "replace":
             self._check_restricted("replace")
             if self.record.exists and self.record.status != states.FAILED:
-                with self.core.db.session() as session:
-                    write_state(session, self.record, states.UPDATE, states.COMPLETE,
-                                f"The Resource {self.name} requires replacement.")
+                self._state(states.UPDATE, states.COMPLETE,
+                            f"The Resource {self.name} requires replacement.")
             self.record = self.run.make_replacement(self.record, self.name)
             self.action = states.CREATE
             self._handler_action = states.CREATE
@@ -230,13 +254,14 @@ class ResourceTask:
         if what in restricted:
             # Heat records the refusal as an event; the resource keeps its state.
             message = f"{what} is restricted for resource."
-            with self.core.db.session() as session:
-                event_store.add(
-                    session, self.record.stack_id, resource_name=self.name,
+            self.writes.append(
+                batch.event(
+                    self.record.stack_id, resource_name=self.name,
                     action=states.UPDATE, status=states.FAILED, reason=message,
                     physical_resource_id=self.record.physical_id,
                     resource_type=self.record.resource_type,
                 )
+            )
             reason = f"ResourceActionRestricted: resources.{self.name}: {message}"
             raise ResourceActionFailed(self.name, states.UPDATE, reason, recorded=True)
 
@@ -248,31 +273,33 @@ class ResourceTask:
             fields["requires"] = self.run.requires_ids(self.name)
             self.record.requires = fields["requires"]
         if action in (states.CREATE, states.ADOPT):
-            type_name = self.run.bound.resource_type(self.name)
+            type_name = self.run.resource_type(self.name)
             props = self.run.bound.resolve_properties(self.name)
-            with self.core.db.session() as session:
-                fields["rsrc_prop_data_id"] = resource_store.store_properties(
-                    session, props, self.core.encryptor
-                )
-                fields["resource_type"] = type_name
-                # Stored now, as Heat does: a provider template reads it (resource_facade).
-                fields["rsrc_metadata"] = self.run.bound.resolve_metadata(self.name)
-                write_state(session, self.record, action, states.IN_PROGRESS,
-                            "state changed", **fields)
+            fields["rsrc_prop_data_id"] = self._new_properties_row(props)
+            fields["resource_type"] = type_name
+            # Stored now, as Heat does: a provider template reads it (resource_facade).
+            fields["rsrc_metadata"] = self.run.bound.resolve_metadata(self.name)
+            self._state(action, states.IN_PROGRESS, "state changed", **fields)
             self.plugin = self._make_plugin(type_name, props)
             # Values only known now (from other resources) are checked before the handler.
             self.plugin.validate_properties()
-        elif action == states.UPDATE:
-            with self.core.db.session() as session:
-                write_state(session, self.record, action, states.IN_PROGRESS,
-                            "state changed", **fields)
-            self.plugin = self._stored_plugin()
         else:
-            with self.core.db.session() as session:
-                write_state(session, self.record, action, states.IN_PROGRESS,
-                            "state changed", **fields)
+            self._state(action, states.IN_PROGRESS, "state changed", **fields)
             self.plugin = self._stored_plugin()
-        return self._handle()
+        # The handler runs once IN_PROGRESS is committed.
+        return Step(then=self._handle)
+
+    def _new_properties_row(self, props: Mapping[str, Any] | None) -> batch.PropsRow | None:
+        """A properties row for this resource, written with the step's other writes."""
+        record = self.record
+
+        def stored(new_id: int) -> None:
+            record.prop_data_id = new_id
+
+        row = self.run.properties.new_row(props, stored)
+        if row is not None:
+            self.writes.append(row)
+        return row
 
     def _handle(self) -> Step:
         plugin = self.plugin
@@ -331,9 +358,9 @@ class ResourceTask:
             # finish() follows at once and stores the physical id with the final state.
             return Step(done=True)
         fields["step_cookie"] = _jsonable(cookie)
-        with self.core.db.session() as session:
-            resource_store.set_fields(session, self.record.id, **fields)
-        return self.poll(cookie)
+        self._change(**fields)
+        # Polled once the cookie is committed.
+        return Step(cookie=cookie, then=lambda: self.poll(cookie))
 
     def poll(self, cookie: Any) -> Step:
         plugin = self.plugin
@@ -344,10 +371,7 @@ class ResourceTask:
         except PollDelay as delay:
             return Step(cookie=cookie, delay=float(delay.seconds))
         if plugin.resource_id != self.record.physical_id:
-            with self.core.db.session() as session:
-                resource_store.set_fields(
-                    session, self.record.id, physical_resource_id=plugin.resource_id
-                )
+            self._change(physical_resource_id=plugin.resource_id)
             self.record.physical_id = plugin.resource_id
         return Step(done=done, cookie=cookie)
 
@@ -370,12 +394,9 @@ class ResourceTask:
                 fields["definition"] = self.run.stored_definition(self.name)
                 fields["rsrc_metadata"] = self.run.bound.resolve_metadata(self.name)
                 fields["current_template_id"] = self.run.template_id
-        with self.core.db.session() as session:
-            if action == states.UPDATE and self._new_props is not None:
-                fields["rsrc_prop_data_id"] = resource_store.store_properties(
-                    session, self._new_props, self.core.encryptor
-                )
-            write_state(session, self.record, action, states.COMPLETE, reason, **fields)
+        if action == states.UPDATE and self._new_props is not None:
+            fields["rsrc_prop_data_id"] = self._new_properties_row(self._new_props)
+        self._state(action, states.COMPLETE, reason, **fields)
         hook = self._hook_name("post")
         if hook is not None:
             return self._set_hook(hook)
@@ -388,9 +409,7 @@ class ResourceTask:
             exc.recorded or self.record.status == states.FAILED
         ):
             return reason
-        with self.core.db.session() as session:
-            write_state(session, self.record, self.action, states.FAILED, reason,
-                        step_cookie=None)
+        self._state(self.action, states.FAILED, reason, step_cookie=None)
         return reason
 
     def abort(self, cookie: Any, why: str) -> None:
@@ -406,9 +425,7 @@ class ResourceTask:
         if self.record.status != states.IN_PROGRESS:
             return
         reason = f"{self.action} aborted" + (f" ({why})" if why else "")
-        with self.core.db.session() as session:
-            write_state(session, self.record, self.action, states.FAILED, reason,
-                        step_cookie=None)
+        self._state(self.action, states.FAILED, reason, step_cookie=None)
 
     def node_data(self) -> NodeData:
         return self.record.node_data()

@@ -7,7 +7,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from hearth.engine import states
+from hearth.engine.resource_task import ResourceActionFailed
+from hearth.engine.scheduler import GraphResult, StopReason
+from hearth.engine.stack_state import begin_stack_action
+from hearth.engine.traversal import Node
+from hearth.store import stacks as stack_store
 
 # What each stack action does to each resource, and in which direction.
 RESOURCE_ACTION = {
@@ -59,3 +66,50 @@ class RunSpec:
             snapshot_id=data.get("snapshot_id"),
             rollback=bool(data.get("rollback")),
         )
+
+
+def outcome(
+    action: str,
+    resource_action: str,
+    result: GraphResult[Node],
+    stop_message: str,
+    partial_check: bool,
+) -> tuple[bool, str]:
+    """Whether a stack action succeeded, and Heat's status reason for how it ended."""
+    if result.success:
+        reason = f"Stack {action} completed successfully"
+        if partial_check:
+            reason += ". 'CHECK' not fully supported (see resources)"
+        return True, reason
+    if result.failed:
+        first = next(iter(result.failed.values()))
+        if isinstance(first, ResourceActionFailed):
+            return False, f"Resource {first.action} failed: {first.reason}"
+        return False, f"Resource {resource_action} failed: {first}"
+    if result.stop is StopReason.TIMEOUT:
+        return False, "Timed out"
+    if result.stop is StopReason.CANCELLED:
+        return False, stop_message or f"Stack {action} cancelled"
+    return False, f"Stack {action} did not complete"
+
+
+def begin_rollback(
+    session: Session,
+    action: str,
+    stack_id: str,
+    stack_name: str,
+    template_id: int | None,
+    prev_template_id: int | None,
+) -> RunSpec:
+    """Start the rollback of a failed create (a delete) or update (back to the old template)."""
+    if action in (states.CREATE, states.ADOPT):
+        spec = RunSpec(states.DELETE, delete_as=states.ROLLBACK)
+    else:
+        spec = RunSpec(states.ROLLBACK)
+        if prev_template_id is not None:
+            stack_store.set_fields(
+                session, stack_id, raw_template_id=prev_template_id,
+                prev_raw_template_id=template_id,
+            )
+    begin_stack_action(session, stack_id, stack_name, states.ROLLBACK)
+    return spec

@@ -110,11 +110,14 @@ class StackService:
         policy = self.core.policy
         if policy is None:
             return
+        # Each type once: the answer depends on the caller and the type only.
+        checked: set[str] = set()
         for defn in (bound.template.resources_section or {}).values():
             if isinstance(defn, Mapping):
                 type_name = defn.get("type", defn.get("Type"))
-                if isinstance(type_name, str):
+                if isinstance(type_name, str) and type_name not in checked:
                     policy.authorize_resource_type(ctx, type_name)
+                    checked.add(type_name)
 
     def _hidden_params(self, bound: BoundStack) -> list[str]:
         return [name for name in bound.params.declared_names

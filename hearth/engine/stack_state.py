@@ -6,7 +6,7 @@ import contextlib
 from typing import Any
 
 from hearth.engine import states
-from hearth.store import events as event_store
+from hearth.store import batch
 from hearth.store import stacks as stack_store
 from hearth.store.types import utcnow
 
@@ -32,8 +32,7 @@ def set_stack_state(
 ) -> None:
     """A stack's new state and its event (named after the stack, type OS::Heat::Stack)."""
     stack_store.set_state(session, stack_id, action, status, reason, **fields)
-    event_store.add(
-        session,
+    event = batch.event(
         stack_id,
         resource_name=stack_name,
         action=action,
@@ -42,3 +41,4 @@ def set_stack_state(
         physical_resource_id=stack_id,
         resource_type="OS::Heat::Stack",
     )
+    batch.apply(session.connection(), [event])

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from hearth.engine import states
 from hearth.engine.records import ResourceRecord
 
 Node = tuple[str, Any]
@@ -76,3 +77,41 @@ def from_json(data: Iterable[Any]) -> dict[Node, set[Node]]:
     for node, reqs in data:
         out[(node[0], node[1])] = {(r[0], r[1]) for r in reqs}
     return out
+
+
+def named(
+    nodes: dict[Node, set[Node]], rows: list[ResourceRecord]
+) -> dict[Node, set[Node]]:
+    """Row-keyed nodes as name-keyed ``u`` nodes (suspend works on current resources)."""
+    names = {r.id: r.name for r in rows}
+    return {
+        ("u", names[key]): {("u", names[r[1]]) for r in reqs}
+        for (_, key), reqs in nodes.items()
+    }
+
+
+def done_before(
+    nodes: Iterable[Node],
+    rows: Mapping[int, ResourceRecord],
+    current: Mapping[str, ResourceRecord],
+    traversal_id: str,
+    target: str,
+) -> set[Node]:
+    """Nodes a previous engine finished in this traversal (an action continued)."""
+    done = set()
+    for node in nodes:
+        kind, key = node
+        if kind == "c":
+            record = rows.get(key)
+            if record is None or record.state == (states.DELETE, states.COMPLETE):
+                done.add(node)
+        else:
+            record = current.get(key)
+            if (
+                record is not None
+                and record.traversal_id == traversal_id
+                and record.status == states.COMPLETE
+                and record.action in (target, states.CREATE)
+            ):
+                done.add(node)
+    return done

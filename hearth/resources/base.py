@@ -61,6 +61,10 @@ class Resource:
     # True: a stack create/update checks nothing of the definition (only POST /validate
     # does), as Heat's OS::Heat::None does.
     skip_create_validation: ClassVar[bool] = False
+    # False for types whose handlers and attributes only compute (no network, no sleeps, no
+    # engine calls): the engine then runs their steps on its loop, not in a worker thread.
+    # Resource data they set is then committed with the step that set it.
+    handlers_block: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

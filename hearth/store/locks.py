@@ -52,6 +52,14 @@ def post_message(session: Session, stack_id: str, message: str) -> bool:
     return bool(getattr(result, "rowcount", 0))
 
 
+def has_message(session: Session, stack_id: str, engine_id: str) -> bool:
+    """Whether a message waits for ``engine_id`` on the stack's lock (a read: no write lock)."""
+    stmt = select(StackLock.message).where(
+        StackLock.stack_id == stack_id, StackLock.engine_id == engine_id
+    )
+    return bool(session.scalar(stmt))
+
+
 def take_message(session: Session, stack_id: str, engine_id: str) -> str | None:
     row = session.get(StackLock, stack_id, populate_existing=True)
     if row is None or row.engine_id != engine_id or not row.message:

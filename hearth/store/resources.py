@@ -8,19 +8,35 @@ from typing import Any
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
+from hearth.store import batch
 from hearth.store.crypto import Encryptor
 from hearth.store.models import Resource, ResourceData, ResourcePropertiesData
 from hearth.store.types import utcnow
 
+_RESOURCE_INSERT = insert(Resource.__table__)  # type: ignore[arg-type]
+
 
 def insert_many(session: Session, rows: Iterable[Mapping[str, Any]]) -> None:
-    """Bulk insert of new resource rows (one statement, whatever the count)."""
-    batch = [dict(r) for r in rows]
-    if batch:
-        now = utcnow()
-        for row in batch:
-            row.setdefault("created_at", now)
-        session.execute(insert(Resource), batch)
+    """Bulk insert of new resource rows (one statement per run of rows with the same keys).
+
+    Core statements (the driver on SQLite): the ORM's bulk path costs several times more per
+    row. Like that path, keys that are no column and None values are left out, so the
+    columns' defaults apply.
+    """
+    table = Resource.__table__
+    columns = set(table.c.keys())
+    now = utcnow()
+    groups: list[list[dict[str, Any]]] = []
+    for r in rows:
+        row = {k: v for k, v in r.items() if v is not None and k in columns}
+        if "created_at" not in r:
+            row["created_at"] = now
+        if groups and groups[-1][0].keys() == row.keys():
+            groups[-1].append(row)
+        else:
+            groups.append([row])
+    for group in groups:
+        batch.executemany(session.connection(), _RESOURCE_INSERT, group)
 
 
 def add(session: Session, **fields: Any) -> Resource:
@@ -72,8 +88,26 @@ def data_all(
     session: Session, resource_id: int, encryptor: Encryptor | None = None
 ) -> dict[str, str]:
     stmt = select(ResourceData).where(ResourceData.resource_id == resource_id)
-    out: dict[str, str] = {}
+    return decode_data(session.scalars(stmt), encryptor)
+
+
+def data_of_stack(session: Session, stack_id: str) -> dict[int, list[ResourceData]]:
+    """Every data row of the stack's resources, by resource id (one query)."""
+    stmt = (
+        select(ResourceData)
+        .join(Resource, Resource.id == ResourceData.resource_id)
+        .where(Resource.stack_id == stack_id)
+    )
+    out: dict[int, list[ResourceData]] = {}
     for row in session.scalars(stmt):
+        out.setdefault(row.resource_id, []).append(row)
+    return out
+
+
+def decode_data(rows: Iterable[ResourceData], encryptor: Encryptor | None) -> dict[str, str]:
+    """Data rows as a plain dict (redacted values decrypted)."""
+    out: dict[str, str] = {}
+    for row in rows:
         value = row.value or ""
         if row.redact and row.decrypt_method and encryptor is not None:
             value = str(encryptor.decrypt(value))
@@ -81,32 +115,15 @@ def data_all(
     return out
 
 
-def data_set(
-    session: Session,
-    resource_id: int,
-    key: str,
-    value: str,
-    redact: bool = False,
+def data_change(
+    resource_id: int, key: str, value: str, redact: bool = False,
     encryptor: Encryptor | None = None,
-) -> None:
+) -> batch.DataChange:
+    """Setting one key of a resource's data (encrypted when ``redact``), as a write."""
     method = None
     if redact and encryptor is not None:
         value, method = encryptor.encrypt(value), encryptor.decrypt_method
-    row = session.scalars(
-        select(ResourceData).where(
-            ResourceData.resource_id == resource_id, ResourceData.key == key
-        )
-    ).first()
-    if row is None:
-        session.add(
-            ResourceData(
-                resource_id=resource_id, key=key, value=value, redact=redact,
-                decrypt_method=method,
-            )
-        )
-    else:
-        row.value, row.redact, row.decrypt_method = value, redact, method
-    session.flush()
+    return batch.DataChange(resource_id, key, value, redact, method)
 
 
 def data_delete(session: Session, resource_id: int, key: str) -> bool:
@@ -131,18 +148,16 @@ def data_copy(session: Session, from_id: int, to_id: int) -> None:
 # --- properties ---------------------------------------------------------------------------
 
 
-def store_properties(
-    session: Session, data: Mapping[str, Any] | None, encryptor: Encryptor | None
-) -> int | None:
-    if data is None:
+def properties_row(
+    data: Mapping[str, Any] | None, encryptor: Encryptor | None
+) -> batch.PropsRow | None:
+    """A resource's properties as a new row (encrypted when there is an encryptor); none for
+    empty properties, as Heat stores none (readers take a missing row as no properties)."""
+    if not data:
         return None
     if encryptor is not None:
-        row = ResourcePropertiesData(data={"token": encryptor.encrypt(dict(data))}, encrypted=True)
-    else:
-        row = ResourcePropertiesData(data=dict(data), encrypted=False)
-    session.add(row)
-    session.flush()
-    return row.id
+        return batch.PropsRow({"token": encryptor.encrypt(dict(data))}, encrypted=True)
+    return batch.PropsRow(dict(data), encrypted=False)
 
 
 def load_properties(
@@ -151,10 +166,35 @@ def load_properties(
     if prop_data_id is None:
         return None
     row = session.get(ResourcePropertiesData, prop_data_id)
-    if row is None or row.data is None:
+    if row is None:
         return None
-    if row.encrypted:
+    return decode_properties(row.data, row.encrypted, encryptor)
+
+
+def properties_of_rows(session: Session, ids: Iterable[int]) -> dict[int, tuple[Any, bool]]:
+    """The stored (still encoded) properties rows with these ids: id -> (data, encrypted)."""
+    wanted = sorted(set(ids))
+    out: dict[int, tuple[Any, bool]] = {}
+    table = ResourcePropertiesData.__table__
+    # In slices: databases bound the number of parameters of one statement.
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        stmt = select(table.c.id, table.c.data, table.c.encrypted).where(
+            table.c.id.in_(chunk)
+        )
+        for row_id, data, encrypted in session.execute(stmt):
+            out[row_id] = (data, bool(encrypted))
+    return out
+
+
+def decode_properties(
+    data: Any, encrypted: bool, encryptor: Encryptor | None
+) -> dict[str, Any] | None:
+    """Stored properties as a plain dict (None when they cannot be read)."""
+    if data is None:
+        return None
+    if encrypted:
         if encryptor is None:
             return None
-        return dict(encryptor.decrypt(row.data["token"]))
-    return dict(row.data)
+        return dict(encryptor.decrypt(data["token"]))
+    return dict(data)

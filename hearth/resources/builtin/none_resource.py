@@ -29,6 +29,7 @@ class NoneResource(Resource):
         "change to the stubbed resource properties would cause replacement)."
     )
     support_status = SupportStatus(version="5.0.0")
+    handlers_block = False
     # Stack create checks nothing of it; POST /validate still checks its policies.
     skip_create_validation: ClassVar[bool] = True
 

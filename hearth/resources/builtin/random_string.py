@@ -82,6 +82,7 @@ class RandomString(Resource):
         "32, if length property doesn't specified)."
     )
     support_status = SupportStatus(version="2014.1")
+    handlers_block = False
     properties_schema = {
         LENGTH: PropertySchema(
             PropertySchema.INTEGER,

@@ -40,6 +40,7 @@ class Value(Resource):
         "of other template parameters and/or other resources."
     )
     support_status = SupportStatus(version="7.0.0")
+    handlers_block = False
     properties_schema = {
         VALUE: _value_schema(PropertySchema.ANY),
         TYPE: PropertySchema(

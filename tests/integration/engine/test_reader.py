@@ -22,6 +22,7 @@ from hearth.common.errors import (
 )
 from hearth.engine.formatting import isotime
 from hearth.engine.reader import StackReader
+from hearth.store import batch
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
 from hearth.store.crypto import Encryptor
@@ -710,10 +711,11 @@ def test_events_of_nested_stacks_carry_the_root(db: Database, reader: StackReade
 
 def test_show_event_includes_properties(db: Database, reader: StackReader) -> None:
     stack, uuids = _event_stack(db)
-    with db.session() as session:
-        prop_id = resource_store.store_properties(
-            session, {"size": 3}, Encryptor.from_key(KEY)
-        )
+    row = resource_store.properties_row({"size": 3}, Encryptor.from_key(KEY))
+    assert row is not None
+    with db.engine.begin() as conn:
+        batch.apply(conn, [row])
+    prop_id = row.id
     event_id = add_event(db, stack, "server", T0 + timedelta(seconds=9),
                          rsrc_prop_data_id=prop_id)
     shown = reader.show_event(A, ident(stack), "server", event_id)
