@@ -40,6 +40,7 @@ from hearth.engine.stack_builder import BoundStack, StackSource
 from hearth.engine.stack_state import drop_template, set_stack_state
 from hearth.engine.stored_properties import StoredData, StoredProperties
 from hearth.engine.update_plan import ResourcePlan, plan_resource
+from hearth.store import batch
 from hearth.store import events as event_store
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
@@ -298,7 +299,7 @@ class ActionRun:
 
     async def _run(self) -> None:
         workers = self.core.workers
-        nodes = await workers.call(self._prepare)
+        nodes = await self._prepare()
         done_before = traversal.done_before(
             nodes, self.rows, self.current, self.traversal_id, self.resource_action
         ) if self.resuming else set()
@@ -318,11 +319,11 @@ class ActionRun:
             aggregate_failures=self.spec.action == states.DELETE,
         )
         self.runner = runner
-        watcher = asyncio.ensure_future(self._watch_messages())
+        self.core.messages.watch(self.stack_id, self._on_message)
         try:
             result = await runner.run()
         finally:
-            watcher.cancel()
+            self.core.messages.unwatch(self.stack_id, self._on_message)
         if result.success and self.is_update_like:
             result = await self._cleanup_replaced(deadline)
         # The stack's final state comes after every failed or aborted resource's own.
@@ -340,15 +341,13 @@ class ActionRun:
         task = self.tasks.get(node)
         return task.grace_period() if task is not None else 0.0
 
-    def _prepare(self) -> dict[traversal.Node, set[traversal.Node]]:
-        nodes = self.graph()
-        with self.core.db.session() as session:
-            stack_store.set_fields(
-                session,
-                self.stack_id,
-                current_traversal=self.traversal_id,
-                current_deps={"spec": self.spec.to_json(), "nodes": traversal.to_json(nodes)},
-            )
+    async def _prepare(self) -> dict[traversal.Node, set[traversal.Node]]:
+        nodes = await self.core.workers.call(self.graph)
+        # On disk before any resource starts: another engine resumes from it.
+        await self.core.journal.commit([batch.StackChange(self.stack_id, {
+            "current_traversal": self.traversal_id,
+            "current_deps": {"spec": self.spec.to_json(), "nodes": traversal.to_json(nodes)},
+        })])
         return nodes
 
     async def _run_node(self, node: traversal.Node) -> None:
@@ -515,27 +514,14 @@ class ActionRun:
         self.runner = runner
         return await runner.run()
 
-    async def _watch_messages(self) -> None:
-        """Control messages left on the lock by other engines (cancel requests)."""
-        delay = 0.1
-        while True:
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 2.0)
-            message = await self.core.workers.call(self._take_message)
-            if message == "stop":  # a delete supersedes this action
-                self.request_cancel(rollback=False, drain=False)
-            elif message == "cancel":
-                self.request_cancel(rollback=False)
-            elif message == "cancel_with_rollback":
-                self.request_cancel(rollback=True)
-
-    def _take_message(self) -> str | None:
-        # Read first: a write transaction per poll would queue every run on the write lock.
-        with self.core.db.session(readonly=True) as session:
-            if not lock_store.has_message(session, self.stack_id, self.core.engine_id):
-                return None
-        with self.core.db.session() as session:
-            return lock_store.take_message(session, self.stack_id, self.core.engine_id)
+    def _on_message(self, message: str) -> None:
+        """A control message another engine left on this stack's lock."""
+        if message == "stop":  # a delete supersedes this action
+            self.request_cancel(rollback=False, drain=False)
+        elif message == "cancel":
+            self.request_cancel(rollback=False)
+        elif message == "cancel_with_rollback":
+            self.request_cancel(rollback=True)
 
     def request_cancel(
         self, *, rollback: bool, message: str = "", drain: bool | None = None

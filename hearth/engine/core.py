@@ -16,6 +16,7 @@ from oslo_config import cfg
 from hearth.common.config import EngineLimits, api_public_url
 from hearth.common.policy import Policy
 from hearth.engine.journal import Journal
+from hearth.engine.messages import MessageBoard
 from hearth.resources.registry import PluginRegistry
 from hearth.store.crypto import Encryptor
 from hearth.store.db import Database
@@ -128,6 +129,8 @@ class EngineCore:
         self.workers = Workers(settings.worker_threads)
         # Resource steps' writes, committed in groups.
         self.journal = Journal(db, self.workers.loop)
+        # Cancel requests other engines leave on this engine's locks.
+        self.messages = MessageBoard(db, self.engine_id, self.workers.call)
         # Child stacks for resources that own one (set when the engine is wired).
         self.nested: NestedStackService | None = None
 

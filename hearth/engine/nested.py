@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import func, select
 
@@ -36,6 +36,15 @@ from hearth.store.models import Resource as ResourceRow
 from hearth.store.models import Stack as StackRow
 from hearth.template.context import StaticFacade
 from hearth.template.parameters import StackIdentity
+
+
+class _Brief(NamedTuple):
+    id: str
+    name: str
+    tenant: str | None
+    username: str | None
+    action: str | None
+    outputs: Any
 
 
 class NestedStackService:
@@ -71,11 +80,11 @@ class NestedStackService:
         facade: StaticFacade | None = None,
     ) -> str:
         limits = self.core.limits
-        with self.core.db.session() as session:
-            existing = stack_store.find_child(session, parent.stack_id, name)
-            if existing is not None:
-                # A create run again (its engine died): the child is already there.
-                return existing.id
+        with self.core.db.session(readonly=True) as session:
+            existing = stack_store.find_child_id(session, parent.stack_id, name)
+        if existing is not None:
+            # A create run again (its engine died): the child is already there.
+            return existing
         if parent.depth >= limits.max_nested_stack_depth:
             raise RequestLimitExceeded(
                 f"Recursion depth exceeds {limits.max_nested_stack_depth}."
@@ -135,14 +144,17 @@ class NestedStackService:
 
     # --- other actions ---------------------------------------------------------------------
 
-    def _row(self, stack_id: str) -> StackRow | None:
+    def _row(self, stack_id: str) -> _Brief | None:
+        # The few columns asked for: a whole ORM row per child cost more than its resources.
         with self.core.db.session(readonly=True) as session:
-            row = stack_store.get_stack(session, stack_id, show_deleted=False)
-            if row is not None:
-                session.expunge(row)
-            return row
+            row = session.execute(
+                select(StackRow.id, StackRow.name, StackRow.tenant, StackRow.username,
+                       StackRow.action, StackRow.outputs)
+                .where(StackRow.id == stack_id, StackRow.deleted_at.is_(None))
+            ).first()
+        return None if row is None else _Brief(*row)
 
-    def _identity(self, row: StackRow) -> dict[str, str]:
+    def _identity(self, row: _Brief) -> dict[str, str]:
         return {"tenant": row.tenant or "", "stack_name": row.name, "stack_id": row.id,
                 "path": ""}
 
@@ -196,10 +208,13 @@ class NestedStackService:
     # --- reads -----------------------------------------------------------------------------
 
     def state(self, stack_id: str) -> NestedState | None:
-        row = self._row(stack_id)
-        if row is None:
-            return None
-        return NestedState(row.action or "", row.status or "", row.status_reason or "")
+        run = self.actions.get(stack_id)
+        if run is not None:
+            # Running here: not done yet, and its end wakes the parent's poll.
+            return NestedState(run.action, states.IN_PROGRESS, "")
+        with self.core.db.session(readonly=True) as session:
+            found = stack_store.stack_state(session, stack_id)
+        return None if found is None else NestedState(*found)
 
     def outputs(self, stack_id: str) -> dict[str, Any]:
         row = self._row(stack_id)

@@ -28,13 +28,14 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
-from hearth.store.models import Event, Resource, ResourceData, ResourcePropertiesData
+from hearth.store.models import Event, Resource, ResourceData, ResourcePropertiesData, Stack
 from hearth.store.types import utcnow
 
 _RESOURCE: Table = Resource.__table__  # type: ignore[assignment]
 _EVENT: Table = Event.__table__  # type: ignore[assignment]
 _DATA: Table = ResourceData.__table__  # type: ignore[assignment]
 _PROPS: Table = ResourcePropertiesData.__table__  # type: ignore[assignment]
+_STACK: Table = Stack.__table__  # type: ignore[assignment]
 
 # The longest status reason an event keeps (the column is bounded).
 EVENT_REASON_MAX = 255
@@ -89,7 +90,15 @@ class DataChange:
     decrypt_method: str | None = None
 
 
-Write = PropsRow | ResourceChange | NewEvent | DataChange
+@dataclass(eq=False)
+class StackChange:
+    """New values for some fields of one stack row."""
+
+    stack_id: str
+    fields: dict[str, Any]
+
+
+Write = PropsRow | ResourceChange | NewEvent | DataChange | StackChange
 
 
 def event(
@@ -125,6 +134,7 @@ def apply(conn: Connection, writes: Iterable[Write]) -> None:
     _update_resources(conn, [w for w in ordered if isinstance(w, ResourceChange)])
     _write_data(conn, [w for w in ordered if isinstance(w, DataChange)])
     _insert_events(conn, [w for w in ordered if isinstance(w, NewEvent)])
+    _update_stacks(conn, [w for w in ordered if isinstance(w, StackChange)])
 
 
 def _resolved(value: Any) -> Any:
@@ -178,6 +188,27 @@ def _update_resources(conn: Connection, changes: Sequence[ResourceChange]) -> No
 
 # One statement object per set of fields: SQLAlchemy's compiled form is then found at once.
 _UPDATES: dict[frozenset[str], Update] = {}
+_STACK_UPDATES: dict[frozenset[str], Update] = {}
+
+
+def _update_stacks(conn: Connection, changes: Sequence[StackChange]) -> None:
+    merged: dict[str, dict[str, Any]] = {}
+    for change in changes:
+        merged.setdefault(change.stack_id, {}).update(change.fields)
+    groups: dict[frozenset[str], list[dict[str, Any]]] = {}
+    for stack_id, fields in merged.items():
+        params = {f"v_{k}": v for k, v in fields.items()}
+        params["b_id"] = stack_id
+        groups.setdefault(frozenset(fields), []).append(params)
+    for names, params_list in groups.items():
+        stmt = _STACK_UPDATES.get(names)
+        if stmt is None:
+            stmt = _STACK_UPDATES[names] = (
+                update(_STACK)
+                .where(_STACK.c.id == bindparam("b_id"))
+                .values({_STACK.c[name]: bindparam(f"v_{name}") for name in sorted(names)})
+            )
+        executemany(conn, stmt, params_list)
 
 
 def _resource_update(names: frozenset[str]) -> Update:

@@ -52,12 +52,12 @@ def post_message(session: Session, stack_id: str, message: str) -> bool:
     return bool(getattr(result, "rowcount", 0))
 
 
-def has_message(session: Session, stack_id: str, engine_id: str) -> bool:
-    """Whether a message waits for ``engine_id`` on the stack's lock (a read: no write lock)."""
-    stmt = select(StackLock.message).where(
-        StackLock.stack_id == stack_id, StackLock.engine_id == engine_id
+def with_messages(session: Session, engine_id: str) -> list[str]:
+    """The stacks whose locks ``engine_id`` holds with a message waiting (a read)."""
+    stmt = select(StackLock.stack_id).where(
+        StackLock.engine_id == engine_id, StackLock.message.is_not(None)
     )
-    return bool(session.scalar(stmt))
+    return list(session.scalars(stmt))
 
 
 def take_message(session: Session, stack_id: str, engine_id: str) -> str | None:

@@ -114,6 +114,18 @@ def get_stack(session: Session, stack_id: str, *, show_deleted: bool = True) -> 
     return row
 
 
+def stack_state(session: Session, stack_id: str) -> tuple[str, str, str] | None:
+    """(action, status, reason) of a live stack: the few columns a parent polls for."""
+    row = session.execute(
+        select(Stack.action, Stack.status, Stack.status_reason).where(
+            Stack.id == stack_id, Stack.deleted_at.is_(None)
+        )
+    ).first()
+    if row is None:
+        return None
+    return row.action or "", row.status or "", row.status_reason or ""
+
+
 def find_stack(
     session: Session,
     tenant: str | None,
@@ -149,9 +161,9 @@ def name_taken(session: Session, tenant: str, name: str) -> bool:
     return session.scalars(stmt).first() is not None
 
 
-def find_child(session: Session, owner_id: str, name: str) -> Stack | None:
-    """A live nested stack of ``owner_id`` by name."""
-    stmt = select(Stack).where(
+def find_child_id(session: Session, owner_id: str, name: str) -> str | None:
+    """The id of a live nested stack of ``owner_id`` by name."""
+    stmt = select(Stack.id).where(
         Stack.owner_id == owner_id, Stack.name == name, Stack.deleted_at.is_(None)
     )
     return session.scalars(stmt).first()

@@ -9,7 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from hearth.store import batch
 from hearth.store import resources as resource_store
 from hearth.store.db import Database
-from hearth.store.models import Event, Resource, ResourceData, ResourcePropertiesData
+from hearth.store.models import Event, Resource, ResourceData, ResourcePropertiesData, Stack
 from tests.integration.store.conftest import add_stack
 
 
@@ -116,3 +116,20 @@ def test_a_failing_write_leaves_nothing_of_its_batch(database: Database) -> None
         assert row is not None
         assert (row.action, row.status, row.atomic_key) == ("INIT", "COMPLETE", 0)
         assert list(session.scalars(select(Event))) == []
+
+
+def test_stack_changes_merge_per_stack_and_store_json(database: Database) -> None:
+    first, second = add_stack(database), add_stack(database)
+    deps = {"spec": {"action": "CREATE"}, "nodes": [["u", "r0", []]]}
+    with database.engine.begin() as conn:
+        batch.apply(conn, [
+            batch.StackChange(first, {"current_traversal": "t-1", "current_deps": deps}),
+            batch.StackChange(second, {"status_reason": "second"}),
+            # A later change of the same stack wins over the earlier one.
+            batch.StackChange(first, {"current_traversal": "t-2"}),
+        ])
+    with database.session() as session:
+        one, two = session.get(Stack, first), session.get(Stack, second)
+        assert one is not None and two is not None
+        assert (one.current_traversal, one.current_deps) == ("t-2", deps)
+        assert two.status_reason == "second" and two.current_traversal != "t-2"

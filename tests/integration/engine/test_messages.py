@@ -1,0 +1,50 @@
+"""Cancel and delete requests reach an action that another engine runs (through its lock)."""
+
+from __future__ import annotations
+
+from hearth.engine.engine import Engine
+from tests.integration.engine.conftest import CTX, make_engine, resources, stack_row, wait_state
+from tests.integration.engine.test_actions import wait_for
+from tests.integration.engine.test_lifecycle import create, rsrc, template
+
+
+def _is_running(engine: Engine, identity: dict[str, str], name: str) -> bool:
+    return bool(resources(engine, identity)[name].status == "IN_PROGRESS")
+
+
+def test_cancel_from_another_engine_rolls_the_update_back(engine_url: str) -> None:
+    runner = make_engine(engine_url)
+    other = make_engine(engine_url)
+    try:
+        identity = create(runner, template({"r": rsrc("one")}))
+        wait_state(runner, identity)
+        runner.update_stack(CTX, identity, template({"r": rsrc("two", wait_secs=60)}))
+        wait_for(lambda: _is_running(other, identity, "r"))
+        other.stack_cancel_update(CTX, identity, cancel_with_rollback=True)
+        state = wait_state(other, identity, timeout=20,
+                           until=lambda action, status: action == "ROLLBACK" and
+                           status != "IN_PROGRESS")
+        assert state[:2] == ("ROLLBACK", "COMPLETE")
+        assert resources(other, identity)["r"].status == "COMPLETE"
+    finally:
+        other.stop()
+        runner.stop()
+
+
+def test_delete_from_another_engine_stops_its_create(engine_url: str) -> None:
+    runner = make_engine(engine_url)
+    other = make_engine(engine_url)
+    try:
+        identity = create(runner, template({"r": rsrc("one", action_wait_secs={"create": 60})}))
+        wait_for(lambda: _is_running(other, identity, "r"))
+        other.delete_stack(CTX, identity)
+        # The runner stops the create at once; the other engine then takes the lock and
+        # deletes, well before the 60 s the resource would have taken.
+        state = wait_state(other, identity, timeout=20,
+                           until=lambda action, status: action == "DELETE" and
+                           status != "IN_PROGRESS")
+        assert state[:2] == ("DELETE", "COMPLETE")
+        assert stack_row(other, identity).deleted_at is not None
+    finally:
+        other.stop()
+        runner.stop()
