@@ -247,6 +247,11 @@ class ResourceTask:
             return None
         self._check_restricted("update")
         self.action = states.UPDATE
+        new_type = self.run.resource_type(self.name)
+        if new_type != self.record.resource_type:
+            # Another name for a provider template: updated in place, under its new name.
+            self.record.resource_type = new_type
+            self._change(resource_type=new_type)
         return None
 
     def _check_restricted(self, what: str) -> None:

@@ -9,7 +9,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from hearth.common.errors import HearthError
 from hearth.engine import states
+from hearth.resources.template_resource import TemplateResource
 
 if TYPE_CHECKING:
     from hearth.resources.base import Resource
@@ -45,10 +47,10 @@ def plan_resource(
     if (action, status) in ((states.INIT, states.COMPLETE), (states.DELETE, states.COMPLETE)):
         return ResourcePlan("create")
     old = old_definition or {}
-    if old.get("type") != new_definition["type"]:
-        return ResourcePlan("replace")
     type_name = str(new_definition["type"])
     cls = class_of(type_name)
+    if old.get("type") != type_name and not _both_templates(class_of, old.get("type"), cls):
+        return ResourcePlan("replace")
     # A nested stack is updated in place (its resources decide), also after a failure,
     # unless it failed a check or never got its child.
     in_place = getattr(cls, "always_update", False)
@@ -79,3 +81,16 @@ def plan_resource(
     if plan.needs_update or in_place:
         return ResourcePlan("update", dict(plan.prop_diff), tmpl_diff)
     return ResourcePlan("unchanged")
+
+
+def _both_templates(
+    class_of: Callable[[str], type[Resource]], old_type: Any, new_class: type[Resource]
+) -> bool:
+    """Heat compares a resource's class, not its type name: every provider template is served
+    by the same class, so moving between them (or between two names of one) is an update."""
+    if not issubclass(new_class, TemplateResource) or not isinstance(old_type, str):
+        return False
+    try:
+        return issubclass(class_of(old_type), TemplateResource)
+    except HearthError:
+        return False  # the old name means nothing any more: nothing to compare with

@@ -239,3 +239,49 @@ def test_max_resources_per_stack_counts_the_whole_tree(
     action, status, reason = wait_state(engine, ident)
     assert (action, status) == ("CREATE", "FAILED")
     assert "Maximum resources per stack exceeded." in reason
+
+
+OTHER = """
+heat_template_version: 2016-10-14
+parameters:
+  length: {type: number, default: 8}
+outputs:
+  value: {value: other}
+"""
+
+
+def test_a_new_provider_type_updates_the_child_in_place(engine: Engine) -> None:
+    # As Heat: every provider template is served by the same class, so moving a resource to
+    # another name of its template, or to another template, updates its child stack.
+    env = {"resource_registry": {"My::A": "child.yaml", "My::B": "child.yaml"}}
+    files = {"child.yaml": CHILD, "other.yaml": OTHER}
+    tmpl = parent(nested={"type": "My::A", "properties": {"length": 5}})
+    tmpl["outputs"] = {"value": {"value": {"get_attr": ["nested", "value"]}}}
+    ident = engine.create_stack(CTX, "retype", tmpl, files=files, environment=env, args={})
+    assert wait_state(engine, ident)[:2] == ("CREATE", "COMPLETE")
+    child = child_of(engine, ident, "nested")
+
+    tmpl["resources"]["nested"]["type"] = "My::B"
+    engine.update_stack(CTX, ident, tmpl, files=files, environment=env, args={})
+    assert wait_state(engine, ident)[:2] == ("UPDATE", "COMPLETE")
+    row = resources(engine, ident)["nested"]
+    assert (row.resource_type, row.physical_resource_id) == ("My::B", child["stack_id"])
+    assert len(outputs(engine, ident)["value"]) == 5
+
+    tmpl["resources"]["nested"]["type"] = "other.yaml"
+    engine.update_stack(CTX, ident, tmpl, files=files, environment=env, args={})
+    assert wait_state(engine, ident)[:2] == ("UPDATE", "COMPLETE")
+    assert child_of(engine, ident, "nested")["stack_id"] == child["stack_id"]
+    assert outputs(engine, ident)["value"] == "other"
+
+
+def test_a_provider_type_replaced_by_a_plugin_type_is_replaced(engine: Engine) -> None:
+    tmpl = parent(nested={"type": "child.yaml"})
+    ident = engine.create_stack(CTX, "toplugin", tmpl, files={"child.yaml": CHILD}, args={})
+    assert wait_state(engine, ident)[:2] == ("CREATE", "COMPLETE")
+    child = child_of(engine, ident, "nested")
+    tmpl["resources"]["nested"] = {"type": "OS::Heat::None"}
+    engine.update_stack(CTX, ident, tmpl, files={"child.yaml": CHILD}, args={})
+    assert wait_state(engine, ident)[:2] == ("UPDATE", "COMPLETE")
+    assert resources(engine, ident)["nested"].resource_type == "OS::Heat::None"
+    assert stack_row(engine, child).deleted_at is not None
