@@ -44,7 +44,6 @@ class _Brief(NamedTuple):
     tenant: str | None
     username: str | None
     action: str | None
-    outputs: Any
 
 
 class NestedStackService:
@@ -149,10 +148,18 @@ class NestedStackService:
         with self.core.db.session(readonly=True) as session:
             row = session.execute(
                 select(StackRow.id, StackRow.name, StackRow.tenant, StackRow.username,
-                       StackRow.action, StackRow.outputs)
+                       StackRow.action)
                 .where(StackRow.id == stack_id, StackRow.deleted_at.is_(None))
             ).first()
         return None if row is None else _Brief(*row)
+
+    def _outputs(self, stack_id: str) -> list[Any]:
+        with self.core.db.session(readonly=True) as session:
+            stored = session.scalar(
+                select(StackRow.outputs)
+                .where(StackRow.id == stack_id, StackRow.deleted_at.is_(None))
+            )
+        return stored if isinstance(stored, list) else []
 
     def _identity(self, row: _Brief) -> dict[str, str]:
         return {"tenant": row.tenant or "", "stack_name": row.name, "stack_id": row.id,
@@ -217,21 +224,15 @@ class NestedStackService:
         return None if found is None else NestedState(*found)
 
     def outputs(self, stack_id: str) -> dict[str, Any]:
-        row = self._row(stack_id)
-        if row is None:
-            return {}
         return {
             str(o.get("output_key")): o.get("output_value")
-            for o in (row.outputs or []) if isinstance(o, Mapping)
+            for o in self._outputs(stack_id) if isinstance(o, Mapping)
         }
 
     def output_errors(self, stack_id: str) -> dict[str, str]:
-        row = self._row(stack_id)
-        if row is None:
-            return {}
         return {
             str(o.get("output_key")): str(o["output_error"])
-            for o in (row.outputs or []) if isinstance(o, Mapping) and o.get("output_error")
+            for o in self._outputs(stack_id) if isinstance(o, Mapping) and o.get("output_error")
         }
 
     def members(self, stack_id: str) -> list[NestedMember]:

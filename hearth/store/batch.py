@@ -177,13 +177,25 @@ def _update_resources(conn: Connection, changes: Sequence[ResourceChange]) -> No
         fields, bumps = merged.get(change.resource_id, ({}, 0))
         fields.update(change.fields)
         merged[change.resource_id] = (fields, bumps + (1 if change.bump else 0))
-    groups: dict[frozenset[str], list[dict[str, Any]]] = {}
-    for resource_id, (fields, bumps) in merged.items():
-        params = {f"v_{k}": _resolved(v) for k, v in fields.items()}
-        params["b_id"], params["b_bumps"] = resource_id, bumps
-        groups.setdefault(frozenset(fields), []).append(params)
+    groups = _by_field_set(
+        (fields, {"b_id": resource_id, "b_bumps": bumps})
+        for resource_id, (fields, bumps) in merged.items()
+    )
     for names, params_list in groups.items():
         executemany(conn, _resource_update(names), params_list)
+
+
+def _by_field_set(
+    rows: Iterable[tuple[dict[str, Any], dict[str, Any]]],
+) -> dict[frozenset[str], list[dict[str, Any]]]:
+    """Each row's parameters (its new values as ``v_<field>``, then its keys), grouped by the
+    set of fields it changes: one UPDATE statement per group."""
+    groups: dict[frozenset[str], list[dict[str, Any]]] = {}
+    for fields, keys in rows:
+        params = {f"v_{k}": _resolved(v) for k, v in fields.items()}
+        params.update(keys)
+        groups.setdefault(frozenset(fields), []).append(params)
+    return groups
 
 
 # One statement object per set of fields: SQLAlchemy's compiled form is then found at once.
@@ -195,11 +207,7 @@ def _update_stacks(conn: Connection, changes: Sequence[StackChange]) -> None:
     merged: dict[str, dict[str, Any]] = {}
     for change in changes:
         merged.setdefault(change.stack_id, {}).update(change.fields)
-    groups: dict[frozenset[str], list[dict[str, Any]]] = {}
-    for stack_id, fields in merged.items():
-        params = {f"v_{k}": v for k, v in fields.items()}
-        params["b_id"] = stack_id
-        groups.setdefault(frozenset(fields), []).append(params)
+    groups = _by_field_set((fields, {"b_id": stack_id}) for stack_id, fields in merged.items())
     for names, params_list in groups.items():
         stmt = _STACK_UPDATES.get(names)
         if stmt is None:
