@@ -16,6 +16,8 @@ from pathlib import Path
 
 from oslo_config import cfg
 
+from hearth.common.client_config import DEFERRED_AUTH_OPTS, client_groups
+
 DEFAULT_OPTS: list[cfg.Opt] = [
     cfg.StrOpt(
         "host",
@@ -176,11 +178,12 @@ API_OPTS: list[cfg.Opt] = [
 ]
 
 GROUPS: dict[str, list[cfg.Opt]] = {
-    "DEFAULT": DEFAULT_OPTS,
+    "DEFAULT": [*DEFAULT_OPTS, *DEFERRED_AUTH_OPTS],
     "api": API_OPTS,
     "database": DATABASE_OPTS,
     "yaql": YAQL_OPTS,
     "revision": REVISION_OPTS,
+    **client_groups(),
 }
 
 

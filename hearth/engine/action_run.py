@@ -552,6 +552,10 @@ class ActionRun:
             # A cancel says itself whether to roll back; a failure follows disable_rollback.
             and (self.cancel_rollback if cancelled else self.spec.rollback)
         )
+        if (success and self.spec.action == states.DELETE and not self.spec.delete_as
+                and self.depth == 0 and self.core.clouds.clients.uses_trusts):
+            # The stack's trust goes with it (children share their root's).
+            self.core.clouds.delete_trust(self.stack_id)
         with self.core.db.session() as session:
             fields: dict[str, Any] = {"current_deps": None}
             if self.spec.action != states.DELETE or not success:

@@ -13,8 +13,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from oslo_config import cfg
 
+from hearth.clients.manager import CloudClients
+from hearth.clients.settings import ClientSettings
 from hearth.common.config import EngineLimits, api_public_url
 from hearth.common.policy import Policy
+from hearth.engine.cloud_access import StackClouds
 from hearth.engine.journal import Journal
 from hearth.engine.messages import MessageBoard
 from hearth.resources.registry import PluginRegistry
@@ -38,6 +41,8 @@ class EngineSettings:
     limits: EngineLimits = field(default_factory=EngineLimits)
     # Where signal URLs point (the API's public address).
     public_url: str = "http://127.0.0.1:8004"
+    # How resources reach other OpenStack services.
+    clients: ClientSettings = field(default_factory=ClientSettings)
 
     @classmethod
     def from_config(cls, conf: cfg.ConfigOpts) -> EngineSettings:
@@ -49,6 +54,7 @@ class EngineSettings:
             encrypt=conf.encrypt_parameters_and_properties,
             limits=EngineLimits.from_config(conf),
             public_url=api_public_url(conf),
+            clients=ClientSettings.from_config(conf),
         )
 
     @property
@@ -133,6 +139,20 @@ class EngineCore:
         self.messages = MessageBoard(db, self.engine_id, self.workers.call)
         # Child stacks for resources that own one (set when the engine is wired).
         self.nested: NestedStackService | None = None
+        self._clouds: StackClouds | None = None
+
+    @property
+    def clouds(self) -> StackClouds:
+        """Stacks' and requests' credentials on other OpenStack services."""
+        if self._clouds is None:
+            clients = self.settings.clients
+            trustee = clients.trustee
+            self._clouds = StackClouds(
+                self.db, CloudClients(clients),
+                self.encryptor if clients.keystone_auth else None,
+                auth_url=trustee.auth_url if trustee is not None else None,
+            )
+        return self._clouds
 
     @property
     def encryptor(self) -> Encryptor | None:

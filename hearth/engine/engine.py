@@ -6,7 +6,7 @@ parts (stacks, previews, data, signals, reader, catalog), re-exported here by na
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from oslo_config import cfg
@@ -14,7 +14,7 @@ from oslo_config import cfg
 from hearth.common import gc_tuning
 from hearth.common.config import database_url
 from hearth.common.context import RequestContext
-from hearth.common.errors import EntityNotFound
+from hearth.common.errors import EntityNotFound, HearthError
 from hearth.common.policy import Policy
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore, EngineSettings
@@ -144,18 +144,37 @@ class Engine:
             with_description=with_description,
         )
         policy = self.core.policy
-        if policy is None:
-            return found
+        available = self._available_types(ctx)
         return [
             t for t in found
-            if policy.type_allowed(ctx, t if isinstance(t, str) else t["resource_type"])
+            if available(name := t if isinstance(t, str) else t["resource_type"])
+            and (policy is None or policy.type_allowed(ctx, name))
         ]
+
+    def _available_types(self, ctx: RequestContext) -> Callable[[str], bool]:
+        """Heat lists only the types whose service the caller's catalog has."""
+        validation = self.core.clouds.validation(ctx)
+
+        def available(name: str) -> bool:
+            try:
+                validation.check(self.core.plugins.get_class(name), name)
+            except HearthError:
+                return False
+            return True
+
+        return available
+
+    def _check_available(self, ctx: RequestContext, type_name: str) -> None:
+        if type_name in self.core.plugins:
+            cls = self.core.plugins.get_class(type_name)
+            self.core.clouds.validation(ctx).check(cls, type_name)
 
     def resource_schema(
         self, ctx: RequestContext, type_name: str, with_description: bool = False
     ) -> dict[str, Any]:
         if self.core.policy is not None:
             self.core.policy.authorize_resource_type(ctx, type_name)
+        self._check_available(ctx, type_name)
         return self.core.plugins.schema(type_name, with_description=with_description)
 
     def generate_template(
@@ -163,7 +182,21 @@ class Engine:
     ) -> dict[str, Any]:
         if self.core.policy is not None:
             self.core.policy.authorize_resource_type(ctx, type_name)
+        self._check_available(ctx, type_name)
         return self.core.plugins.generate_template(type_name, template_type)
+
+    def _type_checker(self, ctx: RequestContext) -> Callable[[Any, Any], None]:
+        """validate_template's check of each plugin type: its service, then its schema."""
+        validation = self.core.clouds.validation(ctx)
+        plugins = self.core.plugins
+
+        def check(defn: Any, entry: Any) -> None:
+            if entry.kind == "plugin":
+                name = str(entry.name)
+                validation.check(plugins.get_class(name), name)
+            plugins.type_checker(defn, entry)
+
+        return check
 
     def list_template_versions(self, ctx: RequestContext) -> list[dict[str, object]]:
         return versions.list_versions()
@@ -196,6 +229,6 @@ class Engine:
             show_nested=show_nested,
             ignorable_errors=ignorable_errors,
             global_env=self.core.global_env,
-            type_checker=self.core.plugins.type_checker,
+            type_checker=self._type_checker(ctx),
             max_resources_per_stack=self.core.limits.max_resources_per_stack,
         )

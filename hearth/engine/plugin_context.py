@@ -16,6 +16,7 @@ from hearth.store import resources as resource_store
 from hearth.template.environment import Environment
 
 if TYPE_CHECKING:
+    from hearth.clients.cloud import Cloud
     from hearth.resources.base import Resource
     from hearth.resources.nested import NestedStacks
 
@@ -151,6 +152,21 @@ class EngineResourceContext:
 
     def cancelled(self) -> bool:
         return self._cancel.is_set()
+
+    def physical_id_set(self, value: str | None) -> None:
+        if value == self._record.physical_id:
+            return
+        if self._buffer is not None:
+            self._buffer.append(batch.ResourceChange(
+                self._record.id, {"physical_resource_id": value}, bump=False))
+        else:
+            with self._core.db.session() as session:
+                resource_store.set_fields(session, self._record.id, physical_resource_id=value)
+        self._record.physical_id = value
+
+    @property
+    def cloud(self) -> Cloud:
+        return self._core.clouds.for_stack(self.stack_id)
 
     def metadata_merge(self, merge: Callable[[Any], Any]) -> Any:
         with self._core.db.session() as session:

@@ -175,7 +175,7 @@ class Previews:
         with self.core.db.session() as session:
             row = self.stacks._stack(session, ctx, stack_identity)
             req = StackRequest(template, params, files, environment, environment_files)
-            current, new = self.stacks.prepare_update(session, row, req, opts)
+            current, new = self.stacks.prepare_update(session, row, req, opts, ctx)
             self.stacks.authorize_types(ctx, new)
             changes: dict[str, list[dict[str, Any]]] = {
                 "unchanged": [], "updated": [], "replaced": [], "added": [], "deleted": [],

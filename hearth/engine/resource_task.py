@@ -446,7 +446,11 @@ class ResourceTask:
         # Every attribute is stored, not only those the template reads: resource show
         # reports them all, as Heat does (it resolves them live).
         needed = self.run.bound.needed_attributes.get(self.name, set())
-        names = (set(needed) | set(type(plugin).attributes_schema)) - {ALL_ATTRIBUTES}
+        # Attributes that cost calls of their own (cloud types) only when read.
+        uncached: frozenset[str] = getattr(type(plugin), "uncached_attributes", frozenset())
+        names = (
+            set(needed) | (set(type(plugin).attributes_schema) - uncached)
+        ) - {ALL_ATTRIBUTES}
         attrs: dict[str, Any] = {}
         errors: dict[str, str] = {}
         for attr in sorted(names):

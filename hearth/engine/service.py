@@ -163,14 +163,21 @@ class StackService:
             StackRequest(template, params, files, environment, environment_files),
         )
         disable_rollback = True if opts.disable_rollback is None else opts.disable_rollback
-        self.store_and_launch(
-            bound,
-            NewStack(
-                tenant=ctx.project_id, username=ctx.username, tags=opts.tags or [],
-                timeout=opts.timeout_mins, disable_rollback=disable_rollback, action=action,
-            ),
-            adopt_data,
-        )
+        creds_id = self.core.clouds.new_trust(ctx, bound.cloud_validation)
+        try:
+            self.store_and_launch(
+                bound,
+                NewStack(
+                    tenant=ctx.project_id, username=ctx.username, tags=opts.tags or [],
+                    timeout=opts.timeout_mins, disable_rollback=disable_rollback,
+                    action=action, user_creds_id=creds_id,
+                ),
+                adopt_data,
+            )
+        except BaseException:
+            if creds_id is not None:
+                self.core.clouds.drop_trust(creds_id)
+            raise
         return Identity(ctx.project_id, stack_name, stack_id).as_dict()
 
     def store_and_launch(
@@ -198,6 +205,7 @@ class StackService:
                 owner_id=new.owner_id,
                 root_stack_id=new.root_stack_id,
                 parent_resource_name=new.parent_resource_name,
+                user_creds_id=new.user_creds_id,
                 timeout=new.timeout,
                 disable_rollback=new.disable_rollback,
                 nested_depth=new.nested_depth,
@@ -245,6 +253,7 @@ class StackService:
         try:
             bound = self._bind(self._new_source(req), ctx.project_id, name, stack_id)
             self.authorize_types(ctx, bound)
+            bound.cloud_validation = self.core.clouds.validation(ctx)
             bound.validate()
             self._check_resource_count(bound)
         except HearthError as exc:
@@ -298,7 +307,8 @@ class StackService:
                           nodes, row.nested_depth, stored_facade(session, row))
 
     def prepare_update(
-        self, session: Session, row: StackRow, req: StackRequest, opts: ActionArgs
+        self, session: Session, row: StackRow, req: StackRequest, opts: ActionArgs,
+        ctx: RequestContext | None = None,
     ) -> tuple[BoundStack, BoundStack]:
         """(current, new) definitions of an update, the new one validated."""
         if row.action == states.SUSPEND:
@@ -319,6 +329,8 @@ class StackService:
                          facade)
         self._check_resource_count(new)
         check_immutable_parameters(current.params, new.params)
+        if ctx is not None:
+            new.cloud_validation = self.core.clouds.validation(ctx)
         try:
             new.validate()
         except StackValidationFailed:
@@ -342,8 +354,11 @@ class StackService:
         with self.core.db.session() as session:
             row = self._stack(session, ctx, stack_identity)
             req = StackRequest(template, params, files, environment, environment_files)
-            _, new = self.prepare_update(session, row, req, opts)
+            _, new = self.prepare_update(session, row, req, opts, ctx)
             self.authorize_types(ctx, new)
+            if new.cloud_validation is not None and new.cloud_validation.used:
+                # An update that first brings a resource of another service makes the trust.
+                self.core.clouds.ensure_trust(ctx, row.root_stack_id or row.id)
             locking.acquire(self.core, session, row.id, row.name, row.action or states.UPDATE)
             new_template_id = stack_store.store_template(
                 session, new.source.template, new.source.files, new.source.environment,
@@ -475,6 +490,8 @@ class NewStack:
     root_stack_id: str | None = None
     nested_depth: int = 0
     parent_resource_name: str | None = None
+    # The stored trust (user_creds row) of a root stack that uses other services.
+    user_creds_id: int | None = None
 
 
 def _adopt_payload(data: Any) -> dict[str, Any]:

@@ -42,6 +42,7 @@ from hearth.template.template import Template
 from hearth.template.validate import CheckedValues, parameter_types
 
 if TYPE_CHECKING:
+    from hearth.engine.cloud_access import CloudValidation
     from hearth.resources.base import Resource
     from hearth.resources.registry import PluginRegistry
 
@@ -100,6 +101,8 @@ class BoundStack:
         facade: StaticFacade | None = None,
     ) -> None:
         self.source = source
+        # Set by the engine before validate(): the caller's cloud (None: not checked).
+        self.cloud_validation: CloudValidation | None = None
         # What resource_facade reads: the parent resource of a provider template.
         self.facade = facade
         # How deep this stack is nested, and how deep nesting may go.
@@ -317,7 +320,8 @@ class BoundStack:
         """The checks Heat runs before a create or update: raise the first fault found."""
         tmpl = self.template
         tmpl.validate_structure()
-        self.params.validate(validate_value=strict)
+        cloud = self.cloud_validation
+        self.params.validate(validate_value=strict, context=cloud)
         ParameterGroups(tmpl.parameter_groups_section, list(self.params)).validate()
         self.definition.conditions.validate()
         resources = self.resources
@@ -331,6 +335,8 @@ class BoundStack:
                 if defn.external_id is not None:
                     continue
                 cls = self.resource_class(name)
+                if cloud is not None:
+                    cloud.check(cls, self.resource_type(name))
             except FacadeMismatch:
                 raise  # Heat reports these without a path
             except StackValidationFailed as exc:
@@ -348,6 +354,7 @@ class BoundStack:
                     deletion_policy=defn.deletion_policy,
                     type_name=self.resource_type(name),
                     cfn=not tmpl.is_hot,
+                    context=cloud,
                 )
             except StackValidationFailed as exc:
                 if strict or exc.error != "Property error" or len(exc.path) < 2:
@@ -408,11 +415,13 @@ class BoundStack:
         identity = StackIdentity(
             self.identity.tenant, f"{self.identity.stack_name}-{resource_name}", None
         )
-        return BoundStack(
+        bound = BoundStack(
             source, identity, plugins=self.plugins, global_env=self.global_env,
             depth=self.depth + 1, max_depth=self.max_depth,
             facade=self.facade_of(resource_name),
         )
+        bound.cloud_validation = self.cloud_validation
+        return bound
 
     def facade_of(self, name: str) -> StaticFacade:
         """What a child of resource ``name`` sees through resource_facade."""

@@ -90,6 +90,8 @@ class Resource:
         self.resource_id = resource_id
         self.metadata = metadata
         self.properties = self.build_properties(properties_data, unresolved=unresolved)
+        # Custom constraints backed by a service (nova.flavor...) reach it through this.
+        self.properties.context = context
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r} ({self.type_name}) id={self.resource_id!r}>"
@@ -140,6 +142,7 @@ class Resource:
         cfn: bool = False,
         stack_timeout: float = definition.DEFAULT_STACK_TIMEOUT,
         update_policy_unresolved: Collection[str] = frozenset(),
+        context: Any = None,
     ) -> None:
         """Check one resource definition as Heat does before a stack create or update.
 
@@ -159,6 +162,7 @@ class Resource:
             strict=strict,
             cfn=cfn,
             stack_timeout=stack_timeout,
+            context=context,
         )
 
     @classmethod

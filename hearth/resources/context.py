@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from hearth.clients.cloud import Cloud
     from hearth.resources.base import Resource
     from hearth.resources.nested import NestedStacks
     from hearth.template.environment import Environment
@@ -55,6 +56,18 @@ class ResourceContext(Protocol):
     def metadata_set(self, value: Any) -> None: ...
 
     def cancelled(self) -> bool: ...
+
+    def physical_id_set(self, value: str | None) -> None:
+        """Store the resource's physical id at once (an object made in another service is
+        recorded before anything else can fail, so delete or a retry never orphans it)."""
+        ...
+
+    # --- other OpenStack services (hearth.clients) ---
+
+    @property
+    def cloud(self) -> Cloud:
+        """The stack's credentials on the cloud (its trust, or the configured cloud)."""
+        ...
 
     def metadata_merge(self, merge: Callable[[Any], Any]) -> Any:
         """Set the metadata to ``merge(current)`` atomically (concurrent signals lose nothing).

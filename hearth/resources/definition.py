@@ -95,14 +95,18 @@ def validate_definition(
     strict: bool = True,
     cfn: bool = False,
     stack_timeout: float = DEFAULT_STACK_TIMEOUT,
+    context: Any = None,
 ) -> None:
-    """Heat's checks of one definition; see ``Resource.validate_definition``."""
+    """Heat's checks of one definition; see ``Resource.validate_definition``.
+
+    ``context`` reaches custom constraints backed by a service (it has the ``cloud``)."""
     if strict and cls.skip_create_validation:
         return
     try:
         check_deletion_policy(cls, deletion_policy)
         check_update_policy(cls, update_policy, update_policy_unresolved)
         props = cls.build_properties(properties_data, unresolved=frozenset(unresolved))
+        props.context = context
         try:
             props.validate(with_value=strict)
         except StackValidationFailed as exc:

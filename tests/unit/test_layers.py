@@ -14,14 +14,15 @@ ALLOWED = {
     "common": set(),
     "store": {"common"},
     "template": {"common"},
-    "resources": {"template", "common"},
+    "clients": {"common"},
+    "resources": {"template", "clients", "common"},
     "rpc": {"common"},
-    "engine": {"template", "resources", "store", "rpc", "common"},
+    "engine": {"template", "resources", "clients", "store", "rpc", "common"},
     "api": {"rpc", "common"},
-    "cli": {"api", "rpc", "engine", "resources", "template", "store", "common"},
+    "cli": {"api", "rpc", "engine", "resources", "clients", "template", "store", "common"},
 }
 # Modules that hold concrete plugins: reached only through the plugin registry.
-PLUGIN_MODULES = ("hearth.resources.builtin",)
+PLUGIN_MODULES = ("hearth.resources.builtin", "hearth.resources.openstack")
 
 
 def imports_of(path: Path) -> set[str]:

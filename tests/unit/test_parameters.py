@@ -347,9 +347,9 @@ def test_values_of_the_wrong_type(ptype: str, value: Any, message: str) -> None:
             '"x" does not validate nope (constraint not found)',
         ),
         (
-            {"type": "string", "constraints": [{"custom_constraint": "nova.flavor"}]},
+            {"type": "string", "constraints": [{"custom_constraint": "barbican.secret"}]},
             "m1",
-            '"m1" does not validate nova.flavor (constraint not available in Hearth yet)',
+            '"m1" does not validate barbican.secret (constraint not available in Hearth yet)',
         ),
     ],
 )
@@ -491,12 +491,12 @@ def test_custom_constraints_are_not_applied_to_defaults() -> None:
         "a": {
             "type": "string",
             "default": "x",
-            "constraints": [{"custom_constraint": "nova.flavor"}],
+            "constraints": [{"custom_constraint": "barbican.secret"}],
         }
     }
     hot(section).validate(validate_value=False)
     # With values checked, the default is the value, and it is checked.
-    assert "nova.flavor" in validation_error(hot(section))
+    assert "barbican.secret" in validation_error(hot(section))
 
 
 def test_empty_list_default_passes_the_schema_check_but_not_the_value_check() -> None:

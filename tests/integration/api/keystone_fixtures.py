@@ -66,16 +66,19 @@ def _answers() -> str | None:
 
 def _start_keystone(script: Path) -> str | None:
     """Run start-keystone.sh once (a lock keeps parallel test workers from racing)."""
+    # The devcloud's Keystone home: whichever of the two starts first, the other finds the
+    # Keystone on port 5000 to be its own (start-devcloud.sh refuses a foreign one).
     home = Path(
         os.environ.get("KEYSTONE_HOME")
-        or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hearth-keystone"
+        or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        / "hearth-devcloud" / "keystone"
     )
     home.mkdir(parents=True, exist_ok=True)
     with open(home / ".hearth-tests.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if _answers() is None:  # another worker started it meanwhile
             return None
-        env = {**os.environ, "KEYSTONE_THREADS": "1"}
+        env = {**os.environ, "KEYSTONE_THREADS": "1", "KEYSTONE_HOME": str(home)}
         try:
             done = subprocess.run(
                 ["bash", str(script)], env=env, capture_output=True, text=True,

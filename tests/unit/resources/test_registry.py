@@ -12,9 +12,11 @@ from hearth.common.errors import ResourceTypeNotFound, ResourceTypeUnavailable
 from hearth.resources import registry as registry_module
 from hearth.resources.builtin import resource_mapping
 from hearth.resources.builtin.value import Value
+from hearth.resources.openstack import resource_mapping as openstack_mapping
 from hearth.resources.registry import ENTRY_POINT_GROUP, PluginRegistry
 
 BUILTIN = sorted(resource_mapping())
+OPENSTACK = sorted(openstack_mapping())
 
 PLUGIN = """
 from hearth.resources.attributes import AttributeSchema
@@ -44,8 +46,10 @@ def write_plugins(root: Path) -> None:
 
 def test_builtin_types_come_from_the_entry_point() -> None:
     points = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
-    assert "hearth.resources.builtin:resource_mapping" in {p.value for p in points}
-    assert PluginRegistry.load().type_names() == tuple(BUILTIN)
+    values = {p.value for p in points}
+    assert "hearth.resources.builtin:resource_mapping" in values
+    assert "hearth.resources.openstack:resource_mapping" in values
+    assert PluginRegistry.load().type_names() == tuple(sorted({*BUILTIN, *OPENSTACK}))
 
 
 def test_entry_points_may_name_a_module_or_a_mapping(

@@ -1,0 +1,164 @@
+"""One set of credentials on the cloud: a keystoneauth session and an openstacksdk connection.
+
+Plugins get a ``Cloud`` from ``ResourceContext.cloud`` and call ``cloud.conn.network...``
+(openstacksdk's proxies) inside ``cloud.call`` (or use the helpers of
+``hearth.resources.openstack``), which turns the services' errors into ``CloudError``s.
+Retries of calls the service did not act on are keystoneauth's own (``connect_retries``,
+``status_code_retries``), configured here from ``[clients] api_retries``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from hearth.clients.errors import RETRIABLE_STATUS_CODES, translate
+from hearth.clients.settings import SERVICE_GROUPS, ClientSettings
+
+if TYPE_CHECKING:
+    from keystoneauth1.session import Session
+    from openstack.connection import Connection
+
+T = TypeVar("T")
+
+
+@cache
+def service_type_aliases(service_type: str) -> tuple[str, ...]:
+    """The catalog names a service goes by (block-storage: volumev3, volumev2, volume...)."""
+    import os_service_types
+
+    found = os_service_types.ServiceTypes().get_all_types(service_type)
+    return tuple(found) if found else (service_type,)
+
+
+class Cloud:
+    """The services one set of credentials reaches (the stack's trust, or a clouds.yaml cloud).
+
+    The session and connection are made on first use, once, and shared by every thread.
+    """
+
+    def __init__(
+        self,
+        settings: ClientSettings,
+        session_factory: Callable[[], Session],
+        *,
+        description: str,
+        connection_factory: Callable[[Session], Connection] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.description = description
+        self._session_factory = session_factory
+        self._connection_factory = connection_factory
+        self._session: Session | None = None
+        self._conn: Connection | None = None
+        self._lock = threading.Lock()
+        self._endpoints: dict[str, str | None] = {}
+
+    def __repr__(self) -> str:
+        return f"<Cloud {self.description}>"
+
+    # --- session and connection ----------------------------------------------------------
+
+    @property
+    def session(self) -> Session:
+        if self._session is None:
+            with self._lock:
+                if self._session is None:
+                    self._session = self._session_factory()
+        return self._session
+
+    @property
+    def conn(self) -> Connection:
+        """openstacksdk's connection (``conn.compute``, ``conn.network``, ``conn.image``...)."""
+        if self._conn is None:
+            session = self.session
+            with self._lock:
+                if self._conn is None:
+                    factory = self._connection_factory or self._default_connection
+                    self._conn = factory(session)
+        return self._conn
+
+    def _default_connection(self, session: Session) -> Connection:
+        from openstack.connection import Connection
+
+        return Connection(session=session, **connection_options(self.settings))
+
+    # --- the catalog ---------------------------------------------------------------------
+
+    def endpoint(self, service_type: str) -> str | None:
+        """The service's URL in the catalog (the configured interface and region), or None."""
+        if service_type in self._endpoints:
+            return self._endpoints[service_type]
+        found = self._lookup_endpoint(service_type)
+        self._endpoints[service_type] = found
+        return found
+
+    def _lookup_endpoint(self, service_type: str) -> str | None:
+        from keystoneauth1 import exceptions as ksa
+
+        interface = self.settings.service(_canonical(service_type)).interface
+        for name in service_type_aliases(service_type):
+            try:
+                url = self.session.get_endpoint(
+                    service_type=name, interface=interface,
+                    region_name=self.settings.region_name,
+                )
+            except ksa.EndpointNotFound:
+                url = None
+            except ksa.ClientException as exc:
+                raise translate(exc, service_type) from exc
+            if url:
+                return str(url)
+        return None
+
+    def has_service(self, service_type: str) -> bool:
+        return self.endpoint(service_type) is not None
+
+    @property
+    def user_id(self) -> str:
+        return str(self.session.get_user_id())
+
+    @property
+    def project_id(self) -> str:
+        return str(self.session.get_project_id())
+
+    # --- calls ---------------------------------------------------------------------------
+
+    def call(self, fn: Callable[..., T], *args: Any, service: str | None = None,
+             **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` with the services' errors as CloudErrors."""
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            translated = translate(exc, service)
+            if translated is exc:
+                raise
+            raise translated from exc
+
+
+def _canonical(service_type: str) -> str:
+    """The service type our settings use for a catalog alias (volumev3 -> block-storage)."""
+    if service_type in SERVICE_GROUPS:
+        return service_type
+    for known in SERVICE_GROUPS:
+        if service_type in service_type_aliases(known):
+            return known
+    return service_type
+
+
+def connection_options(settings: ClientSettings) -> dict[str, Any]:
+    """openstacksdk config for every connection: interfaces, TLS, region and retries."""
+    options: dict[str, Any] = {
+        "connect_retries": settings.api_retries,
+        "status_code_retries": settings.api_retries,
+        "retriable_status_codes": list(RETRIABLE_STATUS_CODES),
+    }
+    if settings.region_name:
+        options["region_name"] = settings.region_name
+    for service_type in SERVICE_GROUPS:
+        opts = settings.service(service_type)
+        key = service_type.replace("-", "_")
+        options[f"{key}_interface"] = opts.interface
+    return options

@@ -1,0 +1,232 @@
+"""Finding a service's object by name or id, as Heat's client plugins do.
+
+Each finder takes a ``Cloud`` and a value and returns the object's id, or raises
+``EntityNotFound`` / ``PhysicalResourceNameAmbiguity`` with Heat's messages. They back both the
+service custom constraints (``nova.flavor``, ``neutron.network``...) and the resource types
+that accept a name where the service wants an id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from hearth.clients.errors import is_not_found
+from hearth.common.errors import EntityNotFound, HearthError
+
+if TYPE_CHECKING:
+    from hearth.clients.cloud import Cloud
+
+Finder = Callable[["Cloud", str], str]
+
+
+class PhysicalResourceNameAmbiguity(HearthError):
+    """Several objects have the name a template gave."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"Multiple physical resources were found with name ({name}).")
+
+
+def _by_id_then_name(
+    cloud: Cloud, value: str, entity: str, service: str,
+    get: Callable[[str], Any], by_name: Callable[[str], list[Any]],
+) -> str:
+    """The id of the object whose id is ``value``, else of the one object named ``value``."""
+    try:
+        found = cloud.call(get, value, service=service)
+    except Exception as exc:
+        if not is_not_found(exc):
+            raise
+        found = None
+    if found is not None:
+        return str(_id(found))
+    named = cloud.call(by_name, value, service=service)
+    if not named:
+        raise EntityNotFound(entity, value)
+    if len(named) > 1:
+        raise PhysicalResourceNameAmbiguity(value)
+    return str(_id(named[0]))
+
+
+def _id(obj: Any) -> Any:
+    return obj["id"] if isinstance(obj, dict) else obj.id
+
+
+# --- neutron: one finder per kind of object ---------------------------------------------
+
+_NEUTRON_KINDS: dict[str, tuple[str, str]] = {
+    # kind: (collection path, Heat's entity name in "Unable to find ..." messages)
+    "network": ("networks", "network"),
+    "subnet": ("subnets", "subnet"),
+    "port": ("ports", "port"),
+    "router": ("routers", "router"),
+    "security_group": ("security-groups", "security_group"),
+    "qos_policy": ("qos/policies", "policy"),
+    "address_scope": ("address-scopes", "address_scope"),
+    "subnetpool": ("subnetpools", "subnetpool"),
+    "segment": ("segments", "segment"),
+    "trunk": ("trunks", "trunk"),
+    "floatingip": ("floatingips", "floatingip"),
+}
+
+
+def neutron_find(cloud: Cloud, kind: str, value: str, project_id: str | None = None) -> str:
+    """The id of the neutron object of ``kind`` whose id or name is ``value``.
+
+    Neutron's own wording when it is missing, as Heat's neutron plugin reports it: ``Unable
+    to find network with name or id 'x'``.
+    """
+    from openstack import exceptions as sdk
+
+    path, entity = _NEUTRON_KINDS[kind]
+    key = path.split("/")[-1].replace("-", "_")
+
+    def fetch(query: dict[str, str]) -> list[dict[str, Any]]:
+        response = cloud.conn.network.get(f"/{path}", params=query)
+        sdk.raise_from_response(response)
+        return list(response.json().get(key, []))
+
+    by_id = cloud.call(fetch, {"id": value}, service="network")
+    if by_id:
+        return str(by_id[0]["id"])
+    query = {"name": value}
+    if project_id:
+        query["project_id"] = project_id
+    by_name = cloud.call(fetch, query, service="network")
+    if not by_name:
+        raise NeutronNotFound(entity, value)
+    if len(by_name) > 1:
+        raise PhysicalResourceNameAmbiguity(value)
+    return str(by_name[0]["id"])
+
+
+class NeutronNotFound(HearthError):
+    """Neutron's own wording for a name or id that matches nothing."""
+
+    http_status = 404
+
+    def __init__(self, entity: str, value: str) -> None:
+        super().__init__(f"Unable to find {entity} with name or id '{value}'")
+
+    @property
+    def heat_type(self) -> str:
+        return "NotFound"
+
+
+# --- nova, glance, cinder, keystone ------------------------------------------------------
+
+def flavor_id(cloud: Cloud, value: str) -> str:
+    conn = cloud.conn
+    return _by_id_then_name(
+        cloud, value, "Flavor", "compute",
+        conn.compute.get_flavor,
+        lambda name: [f for f in conn.compute.flavors(is_public=None) if f.name == name],
+    )
+
+
+def keypair_name(cloud: Cloud, value: str) -> str:
+    conn = cloud.conn
+    try:
+        cloud.call(conn.compute.get_keypair, value, service="compute")
+    except Exception as exc:
+        if is_not_found(exc):
+            raise EntityNotFound("Key", value) from None
+        raise
+    return value
+
+
+def server_id(cloud: Cloud, value: str) -> str:
+    conn = cloud.conn
+    return _by_id_then_name(
+        cloud, value, "Server", "compute", conn.compute.get_server,
+        lambda name: [s for s in conn.compute.servers(name=f"^{name}$")],
+    )
+
+
+def image_id(cloud: Cloud, value: str) -> str:
+    conn = cloud.conn
+    return _by_id_then_name(
+        cloud, value, "Image", "image", conn.image.get_image,
+        lambda name: list(conn.image.images(name=name)),
+    )
+
+
+def volume_id(cloud: Cloud, value: str) -> str:
+    conn = cloud.conn
+    return _by_id_then_name(
+        cloud, value, "Volume", "block-storage", conn.block_storage.get_volume,
+        lambda name: list(conn.block_storage.volumes(name=name)),
+    )
+
+
+def volume_snapshot_id(cloud: Cloud, value: str) -> str:
+    conn = cloud.conn
+    return _by_id_then_name(
+        cloud, value, "VolumeSnapshot", "block-storage", conn.block_storage.get_snapshot,
+        lambda name: list(conn.block_storage.snapshots(name=name)),
+    )
+
+
+def volume_backup_id(cloud: Cloud, value: str) -> str:
+    conn = cloud.conn
+    return _by_id_then_name(
+        cloud, value, "Volume backup", "block-storage", conn.block_storage.get_backup,
+        lambda name: list(conn.block_storage.backups(name=name)),
+    )
+
+
+def volume_type_id(cloud: Cloud, value: str) -> str:
+    conn = cloud.conn
+    return _by_id_then_name(
+        cloud, value, "VolumeType", "block-storage", conn.block_storage.get_type,
+        lambda name: [t for t in conn.block_storage.types() if t.name == name],
+    )
+
+
+def qos_specs_id(cloud: Cloud, value: str) -> str:
+    from openstack import exceptions as sdk
+
+    conn = cloud.conn
+
+    def listing() -> list[dict[str, Any]]:
+        response = conn.block_storage.get("/qos-specs")
+        sdk.raise_from_response(response)
+        return list(response.json().get("qos_specs", []))
+
+    for spec in cloud.call(listing, service="block-storage"):
+        if value in (spec.get("id"), spec.get("name")):
+            return str(spec["id"])
+    raise EntityNotFound("QoSSpecs", value)
+
+
+def _keystone_finder(kind: str, entity: str) -> Finder:
+    def find(cloud: Cloud, value: str) -> str:
+        conn = cloud.conn
+        getter = getattr(conn.identity, f"get_{kind}")
+        lister = getattr(conn.identity, f"{kind}s")
+        return _by_id_then_name(
+            cloud, value, entity, "identity", getter,
+            lambda name: list(lister(name=name)),
+        )
+
+    return find
+
+
+KEYSTONE_FINDERS: dict[str, Finder] = {
+    "project": _keystone_finder("project", "KeystoneProject"),
+    "user": _keystone_finder("user", "KeystoneUser"),
+    "group": _keystone_finder("group", "KeystoneGroup"),
+    "role": _keystone_finder("role", "KeystoneRole"),
+    "domain": _keystone_finder("domain", "KeystoneDomain"),
+    "service": _keystone_finder("service", "KeystoneService"),
+}
+
+
+def region_id(cloud: Cloud, value: str) -> str:
+    identity: Any = cloud.conn.identity
+    try:
+        return str(cloud.call(identity.get_region, value, service="identity").id)
+    except Exception as exc:
+        if is_not_found(exc):
+            raise EntityNotFound("KeystoneRegion", value) from None
+        raise
