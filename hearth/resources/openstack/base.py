@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from hearth.clients.errors import ResourceInError, is_not_found
 from hearth.resources.base import Resource
 from hearth.resources.exceptions import PollDelay
+from hearth.resources.support import SupportStatus
 
 if TYPE_CHECKING:
     from openstack.connection import Connection
@@ -30,6 +31,11 @@ if TYPE_CHECKING:
     from hearth.clients.cloud import Cloud
 
 T = TypeVar("T")
+
+def since(version: str) -> SupportStatus:
+    """A property's or attribute's support status: supported since Heat ``version``."""
+    return SupportStatus(version=version)
+
 
 # Polls of an object that is still changing: first quickly, then less often (seconds).
 POLL_DELAYS = (0.2, 0.5, 1.0, 2.0)

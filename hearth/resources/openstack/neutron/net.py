@@ -6,14 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from hearth.resources.attributes import AttributeSchema
+from hearth.resources.openstack.base import since
 from hearth.resources.openstack.neutron.base import NeutronResource
 from hearth.resources.schema import PropertySchema as P
-from hearth.resources.support import SupportStatus
 from hearth.template.constraints import CustomConstraint
-
-
-def since(version: str) -> SupportStatus:
-    return SupportStatus(version=version)
 
 
 class Net(NeutronResource):
@@ -181,3 +177,7 @@ class Net(NeutronResource):
         if self._obj is not None:
             state["qos_policy"] = self._obj.get("qos_policy_id")
         return state
+
+
+def resource_mapping() -> dict[str, type[NeutronResource]]:
+    return {"OS::Neutron::Net": Net}
