@@ -20,6 +20,11 @@ from hearth.common.errors import (
     StackValidationFailed,
 )
 from hearth.engine.resource_view import ALL_ATTRIBUTES, NodeData, StoredResources
+from hearth.resources.dependencies import (
+    ResourceShape,
+    has_implicit_dependencies,
+    snippet_key,
+)
 from hearth.resources.nested import ChildDefinition
 from hearth.resources.stack_resource import StackResource
 from hearth.resources.template_resource import (
@@ -84,6 +89,32 @@ def source_from_request(
     )
 
 
+def add_implicit_dependencies(graph: dict[str, set[str]],
+                              candidates: Mapping[str, set[str]]) -> None:
+    """Add each candidate edge that does not close a cycle (Heat's implicit dependencies
+    never override what the template says)."""
+    for name in sorted(candidates):
+        for required in sorted(candidates[name]):
+            if required in graph and required not in graph[name] and not _reaches(
+                graph, required, name
+            ):
+                graph[name].add(required)
+
+
+def _reaches(graph: Mapping[str, set[str]], start: str, target: str) -> bool:
+    seen = {start}
+    todo = [start]
+    while todo:
+        node = todo.pop()
+        if node == target:
+            return True
+        for nxt in graph.get(node, ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return False
+
+
 class BoundStack:
     """A stack source bound to an identity and to the state of the stack's resources."""
 
@@ -141,7 +172,37 @@ class BoundStack:
     @cached_property
     def graph(self) -> dict[str, set[str]]:
         """For each resource, the resources it needs first (explicit and implicit)."""
-        return self.definition.dependency_graph()
+        graph = self.definition.dependency_graph()
+        add_implicit_dependencies(graph, self._implicit_candidates())
+        return graph
+
+    def _implicit_candidates(self) -> dict[str, set[str]]:
+        """What plugins' ``implicit_dependencies`` hooks add (Heat's ``add_dependencies``:
+        a port waits for the subnets of its network, a floating IP for router interfaces)."""
+        hooks: dict[str, type[Resource]] = {}
+        for name in self.resources:
+            try:
+                cls = self.resource_class(name)
+            except HearthError:
+                continue
+            if has_implicit_dependencies(cls):
+                hooks[name] = cls
+        if not hooks:
+            return {}
+        shapes = {name: self._shape(name) for name in self.resources}
+        return {
+            name: set(cls.implicit_dependencies(name, shapes)) - {name}
+            for name, cls in hooks.items()
+        }
+
+    def _shape(self, name: str) -> ResourceShape:
+        """A resource's type and its properties in a comparable form."""
+        defn = self.resources[name]
+        props: dict[str, Any] = {}
+        raw = defn.properties if isinstance(defn.properties, Mapping) else {}
+        for key, value in raw.items():
+            props[str(key)] = snippet_key(value, self.definition)
+        return ResourceShape(self.resource_type(name), props)
 
     @cached_property
     def required_by(self) -> dict[str, list[str]]:

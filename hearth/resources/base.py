@@ -19,8 +19,8 @@ carry the work on to another worker. Cookies should therefore be plain JSON data
 from __future__ import annotations
 
 import inspect
-from collections.abc import Collection, Mapping
-from typing import Any, ClassVar
+from collections.abc import Collection, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from hearth.common.errors import InvalidTemplateAttribute, NotSupported, StackValidationFailed
 from hearth.resources import definition, update
@@ -31,6 +31,9 @@ from hearth.resources.properties import Properties
 from hearth.resources.schema import PropertySchema, schemata
 from hearth.resources.support import SupportStatus
 from hearth.resources.update import UpdatePlan
+
+if TYPE_CHECKING:
+    from hearth.resources.dependencies import ResourceShape
 
 NO_DESCRIPTION = "No description available"
 
@@ -252,6 +255,15 @@ class Resource:
     def needs_replace_with_tmpl_diff(cls, tmpl_diff: Mapping[str, Any]) -> bool:
         """Hook: replacement needed because of these changed definition sections."""
         return False
+
+    @classmethod
+    def implicit_dependencies(
+        cls, name: str, shapes: Mapping[str, ResourceShape]
+    ) -> Iterable[str]:
+        """Hook (Heat's ``add_dependencies``): resources this one must wait for besides those
+        it references; ``shapes`` describes every resource of the stack
+        (``hearth.resources.dependencies``). An edge that would close a cycle is left out."""
+        return ()
 
     @classmethod
     def check_is_substituted(cls, new_class: type[Resource]) -> bool:
