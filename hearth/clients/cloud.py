@@ -55,6 +55,7 @@ class Cloud:
         self._conn: Connection | None = None
         self._lock = threading.Lock()
         self._endpoints: dict[str, str | None] = {}
+        self._extensions: dict[str, frozenset[str]] = {}
 
     def __repr__(self) -> str:
         return f"<Cloud {self.description}>"
@@ -115,6 +116,25 @@ class Cloud:
 
     def has_service(self, service_type: str) -> bool:
         return self.endpoint(service_type) is not None
+
+    def extensions(self, service_type: str) -> frozenset[str]:
+        """The API extensions (aliases) a service announces: Neutron's ``qos``, ``trunk``..."""
+        if service_type in self._extensions:
+            return self._extensions[service_type]
+        from openstack import exceptions as sdk
+
+        proxy = {"network": "network", "compute": "compute",
+                 "block-storage": "block_storage"}.get(service_type)
+        found: frozenset[str] = frozenset()
+        if proxy is not None:
+            def listing() -> frozenset[str]:
+                response = getattr(self.conn, proxy).get("/extensions")
+                sdk.raise_from_response(response)
+                return frozenset(e["alias"] for e in response.json().get("extensions", []))
+
+            found = self.call(listing, service=service_type)
+        self._extensions[service_type] = found
+        return found
 
     @property
     def user_id(self) -> str:

@@ -37,8 +37,8 @@ LOG = logging.getLogger(__name__)
 # Stacks whose credentials are remembered (a lookup is one query).
 _KEPT = 1024
 
-# Heat's reason for a type whose service has no endpoint in the catalog.
-NOT_IN_CATALOG = "Service endpoint not in service catalog."
+# Heat's names of the catalog types, in its "<client> <type> endpoint ..." reasons.
+HEAT_SERVICE_TYPES = {"block-storage": "volumev3"}
 
 
 def service_type_of(cls: type[Resource]) -> str | None:
@@ -139,9 +139,25 @@ class StackClouds:
             raise _unavailable(cls, type_name, str(exc)) from None
         except HearthError as exc:
             raise _unavailable(cls, type_name, str(exc)) from None
+        client = getattr(cls, "default_client_name", None) or service
         if not found:
-            reason = getattr(cloud, "why", None) or NOT_IN_CATALOG
+            reason = getattr(cloud, "why", None) or (
+                f"{client} {HEAT_SERVICE_TYPES.get(service, service)} endpoint is not in "
+                "service catalog."
+            )
             raise _unavailable(cls, type_name, reason)
+        wanted = getattr(cls, "required_service_extension", None)
+        if wanted:
+            try:
+                have = cloud.extensions(service)
+            except HearthError as exc:
+                raise _unavailable(cls, type_name, str(exc)) from None
+            for alias in str(wanted).replace(",", " ").split():
+                if alias not in have:
+                    raise _unavailable(
+                        cls, type_name,
+                        f"Required extension {alias} in {client} service is not available.",
+                    )
 
     # --- trusts --------------------------------------------------------------------------
 

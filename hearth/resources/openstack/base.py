@@ -47,6 +47,9 @@ class CloudResource(Resource):
     # The service's type in the Keystone catalog (compute, network, image...).
     service_type: ClassVar[str] = ""
     default_client_name: ClassVar[str | None] = None
+    # API extensions the type needs (space separated aliases, e.g. Neutron's "qos"): without
+    # them the type is unavailable (HEAT-E99001), as in Heat.
+    required_service_extension: ClassVar[str | None] = None
     # The service deletes in the background: poll until the object is gone.
     delete_is_async: ClassVar[bool] = False
     # Statuses meaning the object failed (compared upper-case).
