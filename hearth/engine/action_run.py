@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from hearth.common.errors import HearthError
 from hearth.engine import states, traversal
+from hearth.engine.cloud_access import service_type_of
 from hearth.engine.core import EngineCore
 from hearth.engine.outputs import resolve_outputs
 from hearth.engine.parent import Parent, stored_facade
@@ -356,6 +357,7 @@ class ActionRun:
         record = known if known is not None else await workers.call(self._record_for, node)
         task = ResourceTask(self, record, self._node_action(node))
         task.inline = self._runs_inline(task)
+        task.service = None if task.inline else self._service_of(task)
         self.tasks[node] = task
         step = Step()
         try:
@@ -393,8 +395,15 @@ class ActionRun:
             self.bound.nodes[task.name] = task.node_data()
 
     async def _call(self, task: ResourceTask, fn: Callable[..., T], *args: Any) -> T:
-        """One step of ``task``: on the loop or in a worker (see ``_runs_inline``)."""
-        return fn(*args) if task.inline else await self.core.workers.call(fn, *args)
+        """One step of ``task``: on the loop or in a worker (see ``_runs_inline``); a step of
+        a type of another service waits for one of that service's slots first, on the loop,
+        so a slow service holds at most its share of the worker threads."""
+        if task.inline:
+            return fn(*args)
+        if task.service is None:
+            return await self.core.workers.call(fn, *args)
+        async with self.core.service_slots(task.service):
+            return await self.core.workers.call(fn, *args)
 
     async def _commit(self, task: ResourceTask) -> None:
         await self.core.journal.commit(task.take_writes())
@@ -428,6 +437,15 @@ class ActionRun:
         except Exception:  # reported by the step itself, in a worker
             return False
         return not cls.handlers_block
+
+    def _service_of(self, task: ResourceTask) -> str | None:
+        type_name = task.record.resource_type
+        if task.action in (states.CREATE, states.ADOPT) and task.name in self.bound.resources:
+            type_name = self.resource_type(task.name)
+        try:
+            return service_type_of(self.plugin_class(type_name, task.name))
+        except Exception:  # reported by the step itself
+            return None
 
     def _start(self, task: ResourceTask) -> Step:
         # Checked in the worker, when the step really begins: work queued behind a failure

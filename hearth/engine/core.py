@@ -140,6 +140,15 @@ class EngineCore:
         # Child stacks for resources that own one (set when the engine is wired).
         self.nested: NestedStackService | None = None
         self._clouds: StackClouds | None = None
+        self._service_slots: dict[str, asyncio.Semaphore] = {}
+
+    def service_slots(self, service: str) -> asyncio.Semaphore:
+        """The steps of one service's types that may run at once (on the engine's loop)."""
+        slots = self._service_slots.get(service)
+        if slots is None:
+            slots = asyncio.Semaphore(self.settings.clients.service_concurrency)
+            self._service_slots[service] = slots
+        return slots
 
     @property
     def clouds(self) -> StackClouds:

@@ -86,6 +86,8 @@ class ResourceTask:
         self.writes: list[batch.Write] = []
         # Whether the steps run on the engine's loop (handlers that never block).
         self.inline = False
+        # The catalog service the type talks to (its steps take that service's slots).
+        self.service: str | None = None
 
     def take_writes(self) -> list[batch.Write]:
         # Emptied in place: a loop-run plugin's context appends to this very list.
