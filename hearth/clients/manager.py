@@ -60,10 +60,10 @@ class CloudClients:
         """The embedded mode's clouds.yaml cloud, when one is configured."""
         return ConfiguredCloud(self.settings.cloud) if self.settings.cloud else None
 
-    def no_cloud(self) -> Cloud:
-        if self.settings.keystone_auth:
+    def no_cloud(self, why: str | None = None) -> Cloud:
+        if why is None and self.settings.keystone_auth:
             why = "This stack has no trust to act with on other services"
-        else:
+        elif why is None:
             why = "No cloud is configured for other services ([clients] cloud)"
         return NoCloud(self.settings, why)
 

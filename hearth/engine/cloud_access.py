@@ -118,8 +118,11 @@ class StackClouds:
     def for_request(self, ctx: RequestContext) -> Cloud:
         """The caller's view of the cloud: their token's catalog, or the configured cloud."""
         if self.clients.uses_trusts:
-            if not ctx.auth_token or not self.auth_url:
-                return self.clients.no_cloud()
+            if not self.auth_url:
+                return self.clients.no_cloud(
+                    "Other services need [trustee] auth_url, username and password")
+            if not ctx.auth_token:
+                return self.clients.no_cloud("The request carries no Keystone token")
             return self.clients.cloud(
                 TokenCredentials(ctx.auth_token, ctx.project_id, self.auth_url)
             )
