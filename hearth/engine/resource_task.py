@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hearth.clients.errors import ResourceInError
 from hearth.common.errors import NotSupported, TemplateOutputError
 from hearth.engine import states
 from hearth.engine.plugin_context import CancelFlag, EngineResourceContext
@@ -88,6 +89,9 @@ class ResourceTask:
         self.inline = False
         # The catalog service the type talks to (its steps take that service's slots).
         self.service: str | None = None
+        # Heat's action_retry_limit: creates retried after the object went to ERROR.
+        self._create_retries = 0
+        self._retry_deleting = False
 
     def take_writes(self) -> list[batch.Write]:
         # Emptied in place: a loop-run plugin's context appends to this very list.
@@ -372,15 +376,51 @@ class ResourceTask:
     def poll(self, cookie: Any) -> Step:
         plugin = self.plugin
         assert plugin is not None
+        if self._retry_deleting:
+            return self._poll_retry_delete(cookie)
         action = self._handler_action.lower()
         try:
             done = bool(getattr(plugin, f"check_{action}_complete")(cookie))
         except PollDelay as delay:
             return Step(cookie=cookie, delay=float(delay.seconds))
+        except ResourceInError:
+            # Heat's action_retry_limit: an object that went to ERROR while being created
+            # is deleted and made again, so many times.
+            if action != "create" or self._create_retries >= self.core.limits.action_retry_limit:
+                raise
+            self._create_retries += 1
+            return self._start_retry_delete()
         if plugin.resource_id != self.record.physical_id:
             self._change(physical_resource_id=plugin.resource_id)
             self.record.physical_id = plugin.resource_id
         return Step(done=done, cookie=cookie)
+
+    def _start_retry_delete(self) -> Step:
+        plugin = self.plugin
+        assert plugin is not None
+        self._retry_deleting = True
+        handler = getattr(plugin, "handle_delete", None)
+        cookie = handler() if callable(handler) else None
+        if cookie is None or not plugin.has_check("delete"):
+            return self._retry_create()
+        return Step(cookie=cookie)
+
+    def _poll_retry_delete(self, cookie: Any) -> Step:
+        plugin = self.plugin
+        assert plugin is not None
+        try:
+            done = bool(plugin.check_delete_complete(cookie))  # type: ignore[attr-defined]
+        except PollDelay as delay:
+            return Step(cookie=cookie, delay=float(delay.seconds))
+        return self._retry_create() if done else Step(cookie=cookie)
+
+    def _retry_create(self) -> Step:
+        plugin = self.plugin
+        assert plugin is not None
+        self._retry_deleting = False
+        plugin.resource_id_set(None)
+        cookie = plugin.handle_create()  # type: ignore[attr-defined]
+        return self._after_handler(cookie, check=plugin.has_check("create"))
 
     def finish(self) -> Step:
         """COMPLETE, attributes cached; then a post-hook if one is set."""
