@@ -52,6 +52,16 @@ CTX = RequestContext(project_id="demo", user_id="demo", username="demo")
 STACK_TIMEOUT = 180.0
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test of the cloud in one xdist worker (run-tests uses ``--dist loadgroup``):
+    they share the demo project, and a test's check that nothing is left must not see
+    another test's objects."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.xdist_group("devcloud"))
+
+
 def _unavailable(reason: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(reason, pytrace=False)
