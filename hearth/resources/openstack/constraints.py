@@ -27,6 +27,7 @@ LOOKUPS: dict[str, tuple[str, Lookup]] = {
     "nova.flavor": ("compute", finders.flavor_id),
     "nova.keypair": ("compute", finders.keypair_name),
     "nova.server": ("compute", finders.server_id),
+    "nova.host": ("compute", finders.hypervisor_host),
     "glance.image": ("image", finders.image_id),
     "cinder.volume": ("block-storage", finders.volume_id),
     "cinder.snapshot": ("block-storage", finders.volume_snapshot_id),

@@ -124,6 +124,27 @@ def flavor_id(cloud: Cloud, value: str) -> str:
     )
 
 
+def hypervisor_host(cloud: Cloud, value: str) -> str:
+    """The host name when a hypervisor of that name exists (Heat's ``nova.host``)."""
+    from openstack import exceptions as sdk
+
+    def search() -> Any:
+        response = cloud.conn.compute.get(
+            "/os-hypervisors", params={"hypervisor_hostname_pattern": value},
+            microversion="2.53",
+        )
+        sdk.raise_from_response(response)
+        return response.json()
+
+    try:
+        cloud.call(search, service="compute")
+    except Exception as exc:
+        if is_not_found(exc):
+            raise EntityNotFound("Host", value) from None
+        raise
+    return value
+
+
 def keypair_name(cloud: Cloud, value: str) -> str:
     conn = cloud.conn
     try:

@@ -1,0 +1,1 @@
+"""Glance resource types (OS::Glance::*)."""

@@ -1,0 +1,1 @@
+"""Nova resource types (OS::Nova::*)."""
