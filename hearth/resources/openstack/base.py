@@ -17,6 +17,7 @@ however many attributes are asked for (``obj``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -56,6 +57,12 @@ class CloudResource(Resource):
     error_statuses: ClassVar[frozenset[str]] = frozenset({"ERROR"})
     # Attributes computed only when a template reads them (each costs calls of its own).
     uncached_attributes: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("handle_update")
+        if callable(own) and not getattr(own, "_forgets_reads", False):
+            cls.handle_update = _forgetting_reads(own)  # type: ignore[method-assign]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -187,6 +194,21 @@ class CloudResource(Resource):
         """CHECK: the object exists and is not in an error state."""
         obj = self.refresh()
         self.raise_if_failed(obj, "Check")
+
+
+def _forgetting_reads(handler: Callable[..., Any]) -> Callable[..., Any]:
+    """``handle_update`` that drops the object read before it: the attributes stored after
+    the update are read afresh, not from the object as it was."""
+
+    @functools.wraps(handler)
+    def update(self: CloudResource, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return handler(self, *args, **kwargs)
+        finally:
+            self._obj = None
+
+    update._forgets_reads = True  # type: ignore[attr-defined]
+    return update
 
 
 def _field(obj: Any, name: str) -> Any:

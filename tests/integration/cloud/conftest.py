@@ -49,6 +49,9 @@ ENDPOINTS = {
 }
 
 CTX = RequestContext(project_id="demo", user_id="demo", username="demo")
+# For admin-only types (Heat's policy refuses them to other callers).
+ADMIN_CTX = RequestContext(project_id="admin", user_id="admin", username="admin",
+                           roles=("admin",), is_admin=True)
 STACK_TIMEOUT = 180.0
 
 
@@ -253,6 +256,12 @@ LISTERS: dict[str, Callable[[Connection], list[str]]] = {
     "volumes": lambda c: [v.id for v in c.block_storage.volumes()],
     "snapshots": lambda c: [s.id for s in c.block_storage.snapshots()],
     "images": lambda c: [i.id for i in c.image.images(owner=c.current_project_id)],
+    "address_scopes": lambda c: [
+        a.id for a in c.network.address_scopes(project_id=c.current_project_id)
+    ],
+    "subnet_pools": lambda c: [
+        p.id for p in c.network.subnet_pools(project_id=c.current_project_id)
+    ],
 }
 
 

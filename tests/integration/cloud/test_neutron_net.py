@@ -50,6 +50,8 @@ def test_net_lifecycle(cloud_engine: Engine, demo_conn: Connection) -> None:
     assert physical_id(cloud_engine, stack, "net") == net_id
     net = demo_conn.network.get_network(net_id)
     assert (net.name, net.tags, net.is_admin_state_up) == ("renamed", ["t2"], True)
+    # Attributes are read again after the update.
+    assert outputs(cloud_engine, stack)["name"] == "renamed"
 
     assert action(cloud_engine, stack, "check")[:2] == ("CHECK", "COMPLETE")
 
