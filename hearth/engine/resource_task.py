@@ -92,6 +92,7 @@ class ResourceTask:
         # Heat's action_retry_limit: creates retried after the object went to ERROR.
         self._create_retries = 0
         self._retry_deleting = False
+        self._state_before: tuple[str | None, str | None] = (None, None)
 
     def take_writes(self) -> list[batch.Write]:
         # Emptied in place: a loop-run plugin's context appends to this very list.
@@ -279,6 +280,9 @@ class ResourceTask:
     def _begin(self) -> Step:
         action = self.action
         self._handler_action = action
+        # What the resource was before this action (a Snapshot delete policy skips the
+        # snapshot of a resource whose create or update failed).
+        self._state_before = (self.record.action, self.record.status)
         fields: dict[str, Any] = {"traversal_id": self.run.traversal_id, "step_cookie": None}
         if action in (states.CREATE, states.ADOPT, states.UPDATE):
             fields["requires"] = self.run.requires_ids(self.name)
@@ -326,8 +330,8 @@ class ResourceTask:
                 return Step(done=True)
             if policy == "Snapshot" and plugin.has_handler("snapshot_delete"):
                 handler = plugin.handle_snapshot_delete  # type: ignore[attr-defined]
-                cookie = handler((self.record.action, self.record.status))
-                return self._after_handler(cookie, check=False)
+                cookie = handler(self._state_before)
+                return self._after_handler(cookie, check=plugin.has_check("delete"))
         if action == states.CHECK and not plugin.has_handler("check"):
             self._post_reason = f"CHECK not supported for {self.record.resource_type}"
             return Step(done=True)

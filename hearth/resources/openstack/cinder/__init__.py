@@ -1,0 +1,1 @@
+"""Cinder resource types (OS::Cinder::*): one module per type, with its resource_mapping()."""
