@@ -244,9 +244,18 @@ KEYSTONE_FINDERS: dict[str, Finder] = {
 
 
 def region_id(cloud: Cloud, value: str) -> str:
-    identity: Any = cloud.conn.identity
+    """A region's id; the id goes into the path quoted (Heat's region ids are URL-encoded)."""
+    from urllib.parse import quote
+
+    from openstack import exceptions as sdk
+
+    def fetch() -> str:
+        response = cloud.conn.identity.get(f"/regions/{quote(value, safe='')}")
+        sdk.raise_from_response(response)
+        return str(response.json()["region"]["id"])
+
     try:
-        return str(cloud.call(identity.get_region, value, service="identity").id)
+        return cloud.call(fetch, service="identity")
     except Exception as exc:
         if is_not_found(exc):
             raise EntityNotFound("KeystoneRegion", value) from None

@@ -1,0 +1,1 @@
+"""Keystone resource types (OS::Keystone::*): one module per type or small group."""
