@@ -194,7 +194,7 @@ class Engine:
             if entry.kind == "plugin":
                 name = str(entry.name)
                 validation.check(plugins.get_class(name), name)
-            plugins.type_checker(defn, entry)
+            plugins.definition_checker(defn, entry)
 
         return check
 

@@ -154,8 +154,13 @@ class PluginRegistry:
         )
 
     def type_checker(self, defn: ResourceDefinition, entry: RegistryEntry) -> None:
-        """For ``validate_template``: the type has a plugin and the definition fits it."""
+        """For ``validate_template`` without a cloud: the type has a plugin, needs no other
+        service, and the definition fits it."""
         validation.check_definition(self, defn, entry)
+
+    def definition_checker(self, defn: ResourceDefinition, entry: RegistryEntry) -> None:
+        """As ``type_checker``, once the caller checked the type's service is there."""
+        validation.check_definition(self, defn, entry, offline=False)
 
     # --- what the API serves -------------------------------------------------------------
 

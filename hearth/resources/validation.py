@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from hearth.common.errors import ResourceTypeUnavailable
 from hearth.template.definitions import ResourceDefinition
 from hearth.template.environment import RegistryEntry
 from hearth.template.functions import base
@@ -28,13 +29,24 @@ def _has_function(value: Any) -> bool:
 
 
 def check_definition(
-    registry: PluginRegistry, defn: ResourceDefinition, entry: RegistryEntry
+    registry: PluginRegistry, defn: ResourceDefinition, entry: RegistryEntry,
+    *, offline: bool = True,
 ) -> None:
-    """A ``TypeChecker`` for ``hearth.template.validate.validate_template``."""
+    """A ``TypeChecker`` for ``hearth.template.validate.validate_template``.
+
+    ``offline``: no cloud to look at, so the types of other services are unavailable, as
+    Heat reports them when their service is not in the catalog (the engine checks the
+    caller's catalog first and passes False)."""
     if entry.kind != "plugin":
         return
     type_name = str(entry.name)
     cls = registry.get_class(type_name)
+    service = getattr(cls, "service_type", None)
+    if offline and service:
+        raise ResourceTypeUnavailable(
+            type_name, "No cloud to look for the service in (validated offline).",
+            service=str(cls.default_client_name or service),
+        )
     props = defn.properties if isinstance(defn.properties, Mapping) else {}
     policy = defn.update_policy if isinstance(defn.update_policy, Mapping) else {}
     cls.validate_definition(
