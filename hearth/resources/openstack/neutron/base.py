@@ -77,6 +77,9 @@ class NeutronResource(CloudResource):
 
     def set_tags(self, tags: list[str] | None) -> None:
         self.api("PUT", f"{self.path()}/{self.resource_id}/tags", {"tags": list(tags or [])})
+        # What was read before no longer shows the tags.
+        if self._obj is not None:
+            self._obj = {**self._obj, "tags": list(tags or [])}
 
     # --- properties to Neutron bodies ----------------------------------------------------
 

@@ -1,0 +1,151 @@
+"""OS::Neutron::Port against the devcloud's real Neutron."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from openstack.connection import Connection
+
+from hearth.engine.engine import Engine
+from tests.integration.cloud import neutron_checks
+from tests.integration.cloud.conftest import action, delete, physical_id, update
+from tests.integration.cloud.neutron_checks import (
+    PREFIX,
+    assert_nothing_left,
+    create_stack,
+    hot,
+    inventory,
+    out,
+)
+from tests.integration.engine.conftest import resources
+
+# Looked up by name (a literal, not a reference): unique to this run.
+SG_NAME = f"{PREFIX}-port-sg-{os.getpid()}"
+
+delete_leftover_stacks = neutron_checks.delete_leftover_stacks
+
+
+def template(port: dict[str, Any], subnet_cidr: str = "10.94.0.0/24") -> dict[str, Any]:
+    return hot(
+        {"net": {"type": "OS::Neutron::Net"},
+         # No depends_on: the port waits for the subnet of its network by itself.
+         "subnet": {"type": "OS::Neutron::Subnet",
+                    "properties": {"network": {"get_resource": "net"}, "cidr": subnet_cidr,
+                                   "name": f"{PREFIX}-port-subnet"}},
+         "sg": {"type": "OS::Neutron::SecurityGroup", "properties": {"name": SG_NAME}},
+         # The group is named, not referenced: the template says to wait for it.
+         "port": {"type": "OS::Neutron::Port", "properties": port, "depends_on": ["sg"]}},
+        {"fixed_ips": {"get_attr": ["port", "fixed_ips"]},
+         "mac": {"get_attr": ["port", "mac_address"]},
+         "network_id": {"get_attr": ["port", "network_id"]},
+         "status": {"get_attr": ["port", "status"]},
+         "subnets": {"get_attr": ["port", "subnets"]},
+         "mtu": {"get_attr": ["port", "network", "mtu"]},
+         "show_id": {"get_attr": ["port", "show", "id"]},
+         "net": {"get_resource": "net"},
+         "subnet": {"get_resource": "subnet"},
+         "sg": {"get_resource": "sg"}},
+    )
+
+
+def full_port(**changes: Any) -> dict[str, Any]:
+    props: dict[str, Any] = {
+        # By name: the network's and the subnet's, and the security group's.
+        "network": {"get_attr": ["net", "name"]},
+        "fixed_ips": [{"subnet": {"get_attr": ["subnet", "name"]}, "ip_address": "10.94.0.50"}],
+        "security_groups": [SG_NAME],
+        "allowed_address_pairs": [{"ip_address": "10.94.0.200"}],
+        "mac_address": "fa:16:3e:00:11:22",
+        "binding:vnic_type": "normal",
+        "device_owner": "hearth:test",
+        "device_id": "some-device",
+        "tags": ["a"],
+        "value_specs": {"description": "made by a stack"},
+    }
+    props.update(changes)
+    for key in [k for k, v in changes.items() if v is None]:
+        del props[key]
+    return props
+
+
+def test_port_lifecycle(cloud_engine: Engine, demo_conn: Connection) -> None:
+    before = inventory(demo_conn)
+    stack = create_stack(cloud_engine, "port", template(full_port()))
+    port_id = physical_id(cloud_engine, stack, "port")
+    port = demo_conn.network.get_port(port_id)
+    outputs = out(cloud_engine, stack)
+    assert port.network_id == outputs["net"] == outputs["network_id"]
+    assert [(ip["subnet_id"], ip["ip_address"]) for ip in port.fixed_ips] == [
+        (outputs["subnet"], "10.94.0.50")]
+    assert outputs["fixed_ips"] == port.fixed_ips
+    assert port.security_group_ids == [outputs["sg"]]
+    assert port.allowed_address_pairs == [
+        {"ip_address": "10.94.0.200", "mac_address": "fa:16:3e:00:11:22"}]
+    assert port.mac_address == outputs["mac"] == "fa:16:3e:00:11:22"
+    assert (port.device_owner, port.device_id) == ("hearth:test", "some-device")
+    assert (port.tags, port.description, port.binding_vnic_type) == (
+        ["a"], "made by a stack", "normal")
+    # No agents in the devcloud: DOWN counts as built, as in Heat.
+    assert port.status == outputs["status"] == "DOWN"
+    assert [s["id"] for s in outputs["subnets"]] == [outputs["subnet"]]
+    assert outputs["mtu"] == demo_conn.network.get_network(outputs["net"]).mtu
+    assert outputs["show_id"] == port_id
+
+    # In place: name, address, groups (removed: back to "default"), pairs, state, tags.
+    state = update(cloud_engine, stack, template(full_port(
+        name=f"{PREFIX}-renamed",
+        fixed_ips=[{"subnet": {"get_resource": "subnet"}, "ip_address": "10.94.0.60"}],
+        security_groups=None,
+        allowed_address_pairs=[],
+        admin_state_up=False,
+        port_security_enabled=True,
+        tags=["b"],
+        value_specs={"description": "changed"},
+    )))
+    assert state[:2] == ("UPDATE", "COMPLETE"), state
+    assert physical_id(cloud_engine, stack, "port") == port_id
+    port = demo_conn.network.get_port(port_id)
+    assert port.name == f"{PREFIX}-renamed"
+    assert [ip["ip_address"] for ip in port.fixed_ips] == ["10.94.0.60"]
+    default = demo_conn.network.find_security_group(
+        "default", project_id=demo_conn.current_project_id)
+    assert default is not None and port.security_group_ids == [default.id]
+    assert port.allowed_address_pairs == []
+    assert (port.is_admin_state_up, port.tags, port.description) == (False, ["b"], "changed")
+
+    assert action(cloud_engine, stack, "check")[:2] == ("CHECK", "COMPLETE")
+
+    # Replacement: the MAC address cannot change in place (nor the network).
+    state = update(cloud_engine, stack, template(full_port(
+        mac_address="fa:16:3e:00:11:33", fixed_ips=None)))
+    assert state[:2] == ("UPDATE", "COMPLETE"), state
+    new_id = physical_id(cloud_engine, stack, "port")
+    assert new_id != port_id and demo_conn.network.find_port(port_id) is None
+    assert demo_conn.network.get_port(new_id).mac_address == "fa:16:3e:00:11:33"
+
+    assert delete(cloud_engine, stack)[:2] == ("DELETE", "COMPLETE")
+    assert_nothing_left(demo_conn, before)
+
+
+def test_port_waits_for_the_subnets_of_its_network(
+    cloud_engine: Engine, demo_conn: Connection
+) -> None:
+    """A port with nothing but its network gets an address: it was made after the subnet
+    although the template does not say so. REPLACE_ALWAYS replaces it on any update."""
+    before = inventory(demo_conn)
+    port = {"network": {"get_resource": "net"}, "replacement_policy": "REPLACE_ALWAYS"}
+    stack = create_stack(cloud_engine, "port-wait", template(port))
+    rows = resources(cloud_engine, stack)
+    assert rows["port"].status == "COMPLETE", rows["port"].status_reason
+    outputs = out(cloud_engine, stack)
+    assert [ip["subnet_id"] for ip in outputs["fixed_ips"]] == [outputs["subnet"]]
+    port_id = physical_id(cloud_engine, stack, "port")
+
+    state = update(cloud_engine, stack, template({**port, "name": f"{PREFIX}-again"}))
+    assert state[:2] == ("UPDATE", "COMPLETE"), state
+    assert physical_id(cloud_engine, stack, "port") != port_id
+    assert demo_conn.network.find_port(port_id) is None
+
+    assert delete(cloud_engine, stack)[:2] == ("DELETE", "COMPLETE")
+    assert_nothing_left(demo_conn, before)
