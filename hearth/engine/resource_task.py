@@ -248,6 +248,12 @@ class ResourceTask:
             if self.record.exists and self.record.status != states.FAILED:
                 self._state(states.UPDATE, states.COMPLETE,
                             f"The Resource {self.name} requires replacement.")
+            if self.record.exists and self.record.physical_id is not None:
+                # Heat's prepare_for_replace: the old one frees what its replacement takes
+                # (a port's fixed IPs) before the replacement is created.
+                prepare = getattr(self._stored_plugin(), "prepare_for_replace", None)
+                if callable(prepare):
+                    prepare()
             self.record = self.run.make_replacement(self.record, self.name)
             self.action = states.CREATE
             self._handler_action = states.CREATE

@@ -265,6 +265,9 @@ class Resource:
         (``hearth.resources.dependencies``). An edge that would close a cycle is left out."""
         return ()
 
+    # Plugin hook (optional): ``prepare_for_replace(self)`` runs on the existing resource
+    # before its replacement is created (Heat's), e.g. a port giving up its fixed IPs.
+
     @classmethod
     def check_is_substituted(cls, new_class: type[Resource]) -> bool:
         """Whether a type change to ``new_class`` may happen in place."""

@@ -149,3 +149,25 @@ def test_port_waits_for_the_subnets_of_its_network(
 
     assert delete(cloud_engine, stack)[:2] == ("DELETE", "COMPLETE")
     assert_nothing_left(demo_conn, before)
+
+
+def test_replacing_a_port_that_pins_its_address_keeps_the_address(
+    cloud_engine: Engine, demo_conn: Connection
+) -> None:
+    """The old port gives its fixed IP up before its replacement is made (Heat's
+    prepare_for_replace): the replacement gets the same address."""
+    before = inventory(demo_conn)
+    pinned = {"network": {"get_resource": "net"},
+              "fixed_ips": [{"subnet": {"get_resource": "subnet"}, "ip_address": "10.94.0.50"}]}
+    stack = create_stack(cloud_engine, "port-pin", template(pinned))
+    old_id = physical_id(cloud_engine, stack, "port")
+    # mac_address cannot change in place: the port is replaced, with the same address.
+    state = update(cloud_engine, stack, template({**pinned, "mac_address": "fa:16:3e:00:22:44"}))
+    assert state[:2] == ("UPDATE", "COMPLETE"), state
+    new_id = physical_id(cloud_engine, stack, "port")
+    assert new_id != old_id
+    assert [ip.get("ip_address") for ip in demo_conn.network.get_port(new_id).fixed_ips] == [
+        "10.94.0.50"]
+    assert demo_conn.network.find_port(old_id) is None
+    assert delete(cloud_engine, stack)[:2] == ("DELETE", "COMPLETE")
+    assert_nothing_left(demo_conn, before)

@@ -7,6 +7,7 @@ gives it an address only on subnets that exist (Heat's ``Port.add_dependencies``
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
@@ -138,6 +139,18 @@ class Port(NeutronResource):
                 raise PhysicalResourceNameAmbiguity(group)
             ids.append(str(named[0]))
         return ids
+
+    # --- replacement ---------------------------------------------------------------------
+
+    def prepare_for_replace(self) -> None:
+        """Give up the fixed IPs (kept in resource data) so the replacement can take them."""
+        if self.resource_id is None:
+            return
+        found = self.fetch_or_none()
+        if found is None:
+            return
+        self.data_set("port_fip", json.dumps(found.get(FIXED_IPS) or []))
+        self.update_object({FIXED_IPS: []})
 
     # --- attributes ----------------------------------------------------------------------
 
