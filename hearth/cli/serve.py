@@ -106,8 +106,12 @@ def close_server(server: Any, *, from_loop: bool = False) -> None:
 
     if from_loop:
         close_all()
-    else:
+        return
+    try:
         server.trigger.pull_trigger(close_all)
+    except OSError:
+        # The trigger is already gone (the loop is closing on its own): close from here.
+        close_all()
 
 
 def ensure_encryption_key(conf: cfg.ConfigOpts) -> None:
