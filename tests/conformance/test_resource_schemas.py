@@ -36,8 +36,29 @@ def differences(mine: dict[str, Any], heat: dict[str, Any]) -> list[str]:
     return out
 
 
-def test_some_openstack_types_are_implemented() -> None:
-    assert "OS::Neutron::Net" in IMPLEMENTED
+# The types issue 13 asks for (Heat 27 has no OS::Glance::Image any more).
+REQUIRED = {
+    *(f"OS::Nova::{t}" for t in ("Server", "KeyPair", "Flavor", "ServerGroup", "Quota")),
+    *(f"OS::Neutron::{t}" for t in (
+        "Net", "Subnet", "Port", "Router", "RouterInterface", "FloatingIP",
+        "FloatingIPAssociation", "SecurityGroup", "SecurityGroupRule", "ProviderNet",
+        "AddressScope", "SubnetPool", "Trunk", "QoSPolicy", "QoSBandwidthLimitRule",
+        "QoSDscpMarkingRule", "QoSMinimumBandwidthRule", "QoSMinimumPacketRateRule",
+        "Quota")),
+    "OS::Glance::WebImage",
+    *(f"OS::Cinder::{t}" for t in ("Volume", "VolumeAttachment", "VolumeType", "QoSSpecs",
+                                   "Quota")),
+    *(f"OS::Keystone::{t}" for t in (
+        "Project", "User", "Group", "Role", "UserRoleAssignment", "GroupRoleAssignment",
+        "Domain", "Region", "Service", "Endpoint")),
+    *(f"AWS::EC2::{t}" for t in (
+        "Instance", "SecurityGroup", "EIP", "EIPAssociation", "VPC", "Subnet",
+        "InternetGateway", "RouteTable", "NetworkInterface", "Volume", "VolumeAttachment")),
+}
+
+
+def test_every_required_type_is_implemented() -> None:
+    assert sorted(REQUIRED - set(IMPLEMENTED)) == []
 
 
 @pytest.mark.parametrize("type_name", IMPLEMENTED)
