@@ -177,13 +177,14 @@ class Instance(ServerLifecycle):
         """Instances keep no record of the ports Nova makes."""
 
     def handle_create(self) -> Any:
-        cookie = super().handle_create()
-        cookie["volumes"] = [
-            instance_volumes.attach_step(v["VolumeId"], v["Device"])
-            for v in self.properties["Volumes"] or []
-        ]
-        cookie["active"] = False
-        return cookie
+        return {
+            "server": super().handle_create(),
+            "volumes": [
+                instance_volumes.attach_step(v["VolumeId"], v["Device"])
+                for v in self.properties["Volumes"] or []
+            ],
+            "active": False,
+        }
 
     def check_create_complete(self, cookie: Any) -> bool:
         if not cookie["active"]:
