@@ -55,6 +55,7 @@ ADMIN_CTX = RequestContext(project_id="admin", user_id="admin", username="admin"
 STACK_TIMEOUT = 180.0
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test of the cloud in one xdist worker (run-tests uses ``--dist loadgroup``):
     they share the demo project, and a test's check that nothing is left must not see
