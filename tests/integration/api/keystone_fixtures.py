@@ -21,7 +21,9 @@ from __future__ import annotations
 import fcntl
 import os
 import subprocess
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -246,3 +248,17 @@ def keystone_server(
 ) -> Iterator[RunningServer]:
     with serving(keystone_server_conf(tmp_path_factory.mktemp("hearth-keystone"))) as running:
         yield running
+
+
+@contextmanager
+def own_region(keystone: Keystone, prefix: str) -> Iterator[str]:
+    """A Keystone region of the test's own (``<prefix>-<random>``); it and its endpoints are
+    removed at the end, so the shared catalog is left as it was."""
+    name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    keystone._call("POST", "/regions", json={"region": {"id": name}})
+    try:
+        yield name
+    finally:
+        for endpoint in keystone.get("/endpoints", "endpoints", region_id=name):
+            keystone._call("DELETE", f"/endpoints/{endpoint['id']}", raise_exc=False)
+        keystone._call("DELETE", f"/regions/{name}", raise_exc=False)
