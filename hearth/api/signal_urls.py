@@ -1,9 +1,11 @@
 """The public signal URLs that wait condition handles hand out: no Keystone token needed.
 
-``POST /v1/signal/{resource_uuid}/{secret}`` takes a native signal body (as
-``.../resources/{name}/signal`` does); ``PUT|POST /v1/waitcondition/{resource_uuid}/{secret}``
-a CloudFormation one, answered with the resource's metadata as Heat's CFN API answers. The
-secret in the URL is the credential: a wrong or unknown one is a 403 that changes nothing.
+``POST|PUT /v1/signal/{resource_uuid}/{secret}`` takes a native signal body (as
+``.../resources/{name}/signal`` does; software deployments' agents PUT or POST there);
+``PUT|POST /v1/waitcondition/{resource_uuid}/{secret}`` a CloudFormation one, answered with the
+resource's metadata as Heat's CFN API answers; ``GET|HEAD /v1/metadata/{resource_uuid}/{secret}``
+answers a server resource's metadata to its agent (os-collect-config's ``request`` collector).
+The secret in the URL is the credential: a wrong or unknown one is a 403 that changes nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from hearth.api.handler import Handler, empty, reply
 SIGNAL = "signal"
 WAITCONDITION = "waitcondition"
 # Exactly these paths bypass Keystone (they carry their own credential).
-TOKEN_PATH = re.compile(r"^/v1/(signal|waitcondition)/[^/]+/[^/]+/?$")
+TOKEN_PATH = re.compile(r"^/v1/(signal|waitcondition|metadata)/[^/]+/[^/]+/?$")
 
 
 class TokenSignal(Handler):
@@ -26,6 +28,19 @@ class TokenSignal(Handler):
         details = self.any_body(req)
         self.engine.resource_signal_by_token(resource_uuid, secret, details, SIGNAL)
         empty(resp)
+
+    # A software deployment's TEMP_URL_SIGNAL is a PUT (Heat's Swift temp URL takes one).
+    on_put = on_post
+
+
+class MetadataURL(Handler):
+    def on_get(self, req: falcon.Request, resp: falcon.Response, resource_uuid: str,
+               secret: str) -> None:
+        # No Last-Modified: the agent then fetches every time and compares itself (a
+        # one-second timestamp would hide a change made within the same second).
+        reply(resp, self.engine.resource_metadata_by_token(resource_uuid, secret))
+
+    on_head = on_get
 
 
 class WaitConditionSignal(Handler):

@@ -4,12 +4,14 @@ A software config is an immutable script (or structured document) with declared 
 outputs and options; a deployment applies one config to one server with input values, and
 records the action, status and outputs the in-instance agent reports back.
 
-What Heat does beyond the database and is not done here (there are no server or
-``OS::Heat::SoftwareDeployment`` resources yet):
+After a deployment is created, deleted or given another config, the server's deployment
+list (``metadata_software_deployments``) is written into the metadata of the server's
+resource (hearth.engine.software_publish), where its agent reads it.
 
-- after a deployment is created, deleted or given another config, Heat pushes the server's
-  deployment list (``metadata_software_deployments``) into the server resource's metadata and
-  on to its Swift ``metadata_put_url`` or Zaqar queue;
+What Heat does beyond that and is not done here:
+
+- Heat also pushes that list on to a Swift ``metadata_put_url`` or Zaqar queue (Hearth serves
+  the metadata itself; Swift and Zaqar transports are refused at validation);
 - showing an ``IN_PROGRESS`` deployment whose config carries a ``TEMP_URL_SIGNAL`` or
   ``ZAQAR_SIGNAL`` transport first polls Swift or Zaqar for the agent's signal;
 - ``check_software_deployment`` (a blocking wait, unused by Heat's own API) is not offered.
@@ -32,6 +34,7 @@ from hearth.common.errors import (
     StackValidationFailed,
 )
 from hearth.engine.formatting import isotime
+from hearth.engine.software_publish import publish, server_resource_ids
 from hearth.resources import schema as types
 from hearth.resources.properties import Properties
 from hearth.resources.schema import PropertySchema
@@ -222,8 +225,11 @@ class SoftwareService:
         *,
         max_configs_per_tenant: int = DEFAULT_MAX_PER_TENANT,
         max_deployments_per_tenant: int = DEFAULT_MAX_PER_TENANT,
+        hook_groups: Sequence[str] = (),
     ) -> None:
         self._db = db
+        # The config groups the agents have a hook for (``software_config_hooks``).
+        self.hook_groups = frozenset(hook_groups)
         self._max_configs = max_configs_per_tenant
         self._max_deployments = max_deployments_per_tenant
 
@@ -380,6 +386,7 @@ class SoftwareService:
             if deployment_id is not None:
                 fields["id"] = deployment_id
             row = store.create_deployment(session, **fields)
+            self._publish(session, ctx.project_id, server_id)
             return format_software_deployment(row)
 
     def update_software_deployment(
@@ -419,6 +426,9 @@ class SoftwareService:
                 row.status_reason = str(status_reason)
             row.updated_at = stamp
             session.flush()
+            if config_id:
+                # The agent's list holds configs: only a new config changes it.
+                self._publish(session, row.tenant, row.server_id)
             return format_software_deployment(row)
 
     def signal_software_deployment(
@@ -490,9 +500,25 @@ class SoftwareService:
             )
             if row is None:
                 raise _deployment_not_found(deployment_id)
+            tenant, server_id = row.tenant, row.server_id
             store.delete_deployment(session, deployment_id)
+            session.flush()
+            self._publish(session, tenant, server_id)
+
+    def server_known(self, tenant: str, server_id: str) -> bool:
+        """Whether a live resource of ``tenant`` has the server's id as its physical id."""
+        if not server_id:
+            return False
+        with self._db.session(readonly=True) as session:
+            return bool(server_resource_ids(session, tenant, server_id))
 
     # --- helpers -------------------------------------------------------------------------
+
+    @staticmethod
+    def _publish(session: Any, tenant: str, server_id: str) -> None:
+        pairs = store.list_deployments(session, tenant, server_id=server_id)
+        configs = sorted((config for _, config in pairs), key=lambda c: c.name or "")
+        publish(session, tenant, server_id, [format_software_config(c) for c in configs])
 
     @staticmethod
     def _require_config(session: Any, ctx: RequestContext, config_id: str | None) -> None:

@@ -23,9 +23,13 @@ sys.path.insert(0, str(ANCHOR))
 
 import heatlib  # noqa: E402
 
-# The services issue 13 covers, and the AWS types Heat maps onto them.
+# The services issue 13 covers, the AWS types Heat maps onto them, and software
+# configuration (issue 14).
 WANTED = re.compile(
     r"^(OS::(Nova|Neutron|Glance|Cinder|Keystone)::.*"
+    r"|OS::Heat::(SoftwareConfig|StructuredConfig|MultipartMime|CloudConfig"
+    r"|SoftwareComponent|SoftwareDeployments?|SoftwareDeploymentGroup"
+    r"|StructuredDeployments?|StructuredDeploymentGroup|DeployedServer)"
     r"|AWS::EC2::(Instance|SecurityGroup|EIP|EIPAssociation|VPC|Subnet|InternetGateway"
     r"|RouteTable|SubnetRouteTableAssociation|VPCGatewayAttachment|NetworkInterface|Volume"
     r"|VolumeAttachment))$"

@@ -176,8 +176,9 @@ def test_cloudformation_handle_takes_a_put(heat: Any) -> None:
 
 
 def test_signal_urls_take_only_their_methods(noauth_server: RunningServer) -> None:
-    for method, path in (("GET", "signal"), ("PUT", "signal"), ("GET", "waitcondition"),
-                         ("DELETE", "waitcondition")):
+    for method, path in (("GET", "signal"), ("DELETE", "signal"), ("GET", "waitcondition"),
+                         ("DELETE", "waitcondition"), ("POST", "metadata"),
+                         ("PUT", "metadata")):
         resp = requests.request(method, f"{noauth_server.url}/v1/{path}/x/y", timeout=10)
         assert resp.status_code == 405, (method, path, resp.status_code)
     # A project that happens to be called "signal" still lists its stacks.

@@ -24,7 +24,10 @@ def as_json(value: Any) -> Any:
 
 
 def test_every_builtin_type_is_recorded() -> None:
-    assert TYPES == sorted(resource_mapping())
+    # Hidden types (old names kept for templates) have no schema to compare.
+    shown = [name for name, cls in resource_mapping().items()
+             if cls.support_status.status != HIDDEN]
+    assert TYPES == sorted(shown)
 
 
 @pytest.mark.parametrize("type_name", TYPES)

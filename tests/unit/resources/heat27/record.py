@@ -40,6 +40,16 @@ BUILTIN = [
     "AWS::AutoScaling::ScalingPolicy",
     "OS::Heat::ResourceGroup",
     "OS::Heat::ResourceChain",
+    "OS::Heat::SoftwareConfig",
+    "OS::Heat::StructuredConfig",
+    "OS::Heat::MultipartMime",
+    "OS::Heat::CloudConfig",
+    "OS::Heat::SoftwareComponent",
+    "OS::Heat::SoftwareDeployment",
+    "OS::Heat::StructuredDeployment",
+    "OS::Heat::SoftwareDeploymentGroup",
+    "OS::Heat::StructuredDeploymentGroup",
+    "OS::Heat::DeployedServer",
 ]
 
 # One resource ``r`` per case (plus ``other`` resources it may reference). ``unresolved``
