@@ -16,6 +16,7 @@ from hearth.api.handler import ApiState
 from hearth.api.openapi import OpenApiDocument
 from hearth.api.routes import ROUTES, TOKEN_ROUTES, Route
 from hearth.api.signal_urls import TOKEN_PATH
+from hearth.api.stacks import StackArnLookup
 from hearth.common.errors import HearthError
 from hearth.common.policy import Policy
 from hearth.rpc.protocol import EngineAPI
@@ -64,6 +65,8 @@ def build_falcon_app(
     for route in routes:
         handler = route.handler(state, **route.options)
         app.add_route(route.path, handler)
+    if routes is ROUTES:
+        app.add_sink(StackArnLookup(state), StackArnLookup.PREFIX)
     return app
 
 

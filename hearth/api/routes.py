@@ -26,7 +26,11 @@ class Route:
 # Public signal URLs: the secret in the path is the credential (no Keystone token).
 TOKEN_ROUTES: tuple[Route, ...] = (
     Route("/v1/signal/{resource_uuid}/{secret}", signal_urls.TokenSignal,
-          {"POST": "Signal a resource through its signal URL (no token)"}),
+          {"POST": "Signal a resource through its signal URL (no token)",
+           "PUT": "Signal a resource through its signal URL (no token)"}),
+    Route("/v1/metadata/{resource_uuid}/{secret}", signal_urls.MetadataURL,
+          {"GET": "A server resource's metadata, for its agent (no token)",
+           "HEAD": "A server resource's metadata, for its agent (no token)"}),
     Route("/v1/waitcondition/{resource_uuid}/{secret}", signal_urls.WaitConditionSignal,
           {"PUT": "Signal a CloudFormation wait condition handle (no token)",
            "POST": "Signal a CloudFormation wait condition handle (no token)"}),

@@ -141,6 +141,19 @@ class StackLookupPath(StackLookup):
     on_put = on_post = on_patch = on_delete = on_get
 
 
+class StackArnLookup(StackLookup):
+    """``/stacks/arn:...:stacks/<name>/<id>[/sub-path]`` (what get_resource gives for a
+    provider resource, whose slashes heatclient leaves in the path): 302 to the canonical URL
+    plus the sub-path, as Heat's catch-all ARN route does. A sink: the routes come first."""
+
+    PREFIX = (r"/v1/(?P<tenant_id>[^/]+)/stacks/(?P<arn>arn:[^/]*:stacks/[^/]+/[^/]+)"
+              r"(?:/(?P<path>.*))?$")
+
+    def __call__(self, req: falcon.Request, resp: falcon.Response, **fields: Any) -> None:
+        self._redirect(req, resp, str(fields["tenant_id"]), str(fields["arn"]),
+                       str(fields.get("path") or ""))
+
+
 class StackItem(Handler):
     def on_get(self, req: falcon.Request, resp: falcon.Response, tenant_id: str,
                stack_name: str, stack_id: str) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from oslo_config import cfg
 
+from hearth.common.blocking import SpareThreads
 from hearth.common.config import data_dir, load_config
 
 if TYPE_CHECKING:
@@ -76,6 +77,8 @@ class RunningServer:
     engine: Engine
     server: Any
     thread: threading.Thread | None = None
+    # More API threads while calls wait on an API that may be this one (remote stacks).
+    spares: SpareThreads | None = None
 
     @property
     def port(self) -> int:
@@ -86,6 +89,8 @@ class RunningServer:
         return f"http://{self.server.effective_host}:{self.port}"
 
     def stop(self) -> None:
+        if self.spares is not None:
+            self.spares.close()
         close_server(self.server)
         if self.thread is not None:
             self.thread.join(timeout=10)
@@ -151,7 +156,8 @@ def start_server(conf: cfg.ConfigOpts, *, background: bool = False) -> RunningSe
         ident="hearth",
         clear_untrusted_proxy_headers=True,
     )
-    running = RunningServer(engine, server)
+    spares = SpareThreads(conf.api.threads, server.task_dispatcher.set_thread_count)
+    running = RunningServer(engine, server, spares=spares.register())
     if not conf.api.public_url:
         # Signal URLs name the address really bound (bind_port 0 picks a free port).
         host = str(server.effective_host)
@@ -189,6 +195,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     def shutdown(signum: int, frame: Any) -> None:
         LOG.info("Stopping (signal %d)", signum)
+        if running.spares is not None:
+            running.spares.close()
         close_server(running.server, from_loop=True)
 
     signal.signal(signal.SIGTERM, shutdown)

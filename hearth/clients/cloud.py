@@ -10,9 +10,11 @@ Retries of calls the service did not act on are keystoneauth's own (``connect_re
 from __future__ import annotations
 
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from hearth.clients.errors import RETRIABLE_STATUS_CODES, translate
 from hearth.clients.settings import SERVICE_GROUPS, ClientSettings
@@ -22,6 +24,10 @@ if TYPE_CHECKING:
     from openstack.connection import Connection
 
 T = TypeVar("T")
+
+# How long an object found by id is taken as there without asking again, and how many are kept.
+FOUND_TTL = 10.0
+FOUND_KEPT = 4096
 
 
 @cache
@@ -56,6 +62,8 @@ class Cloud:
         self._lock = threading.Lock()
         self._endpoints: dict[str, str | None] = {}
         self._extensions: dict[str, frozenset[str]] = {}
+        # Objects recently found by id (key -> (expiry, value)): see ``seen_recently``.
+        self._found: OrderedDict[tuple[str, ...], tuple[float, Any]] = OrderedDict()
 
     def __repr__(self) -> str:
         return f"<Cloud {self.description}>"
@@ -143,6 +151,31 @@ class Cloud:
     @property
     def project_id(self) -> str:
         return str(self.session.get_project_id())
+
+    # --- lookups -------------------------------------------------------------------------
+
+    def seen_recently(self, key: tuple[str, ...], find: Callable[[], T | None],
+                      ttl: float = FOUND_TTL) -> T | None:
+        """``find()``, unless it found something for ``key`` less than ``ttl`` seconds ago.
+
+        For lookups by id only: an id is never reused, so what was found stays right but
+        for a deletion within ``ttl`` (then the next call on it fails with the service's
+        own not-found). A stack's constraint check and its handler resolve the same
+        networks and flavors again and again; a miss is never remembered.
+        """
+        now = time.monotonic()
+        with self._lock:
+            hit = self._found.get(key)
+            if hit is not None and hit[0] > now:
+                return cast("T", hit[1])
+        value = find()
+        if value is not None:
+            with self._lock:
+                self._found[key] = (now + ttl, value)
+                self._found.move_to_end(key)
+                while len(self._found) > FOUND_KEPT:
+                    self._found.popitem(last=False)
+        return value
 
     # --- calls ---------------------------------------------------------------------------
 

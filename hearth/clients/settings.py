@@ -16,6 +16,8 @@ SERVICE_GROUPS: dict[str, str] = {
     "image": "glance",
     "block-storage": "cinder",
     "identity": "keystone",
+    # Another region's orchestration API (OS::Heat::Stack with a region_name).
+    "orchestration": "heat",
 }
 
 # Heat's endpoint_type spellings, as keystoneauth's interfaces.
@@ -53,6 +55,18 @@ class Trustee:
 
 
 @dataclass(frozen=True)
+class StackDomain:
+    """Heat's stack user domain and its admin (``[DEFAULT] stack_user_domain_*``)."""
+
+    auth_url: str
+    admin: str
+    password: str = field(repr=False)
+    domain_id: str | None = None
+    domain_name: str | None = None
+    role: str = "heat_stack_user"
+
+
+@dataclass(frozen=True)
 class ClientSettings:
     # The clouds.yaml cloud for the embedded mode (None: no cloud).
     cloud: str | None = None
@@ -65,6 +79,7 @@ class ClientSettings:
     trustee: Trustee | None = None
     delegated_roles: tuple[str, ...] = ()
     keystone_auth: bool = False
+    stack_domain: StackDomain | None = None
 
     def service(self, service_type: str) -> ServiceOptions:
         return self.services.get(service_type, self.default_service)
@@ -92,6 +107,18 @@ class ClientSettings:
                 password=conf.trustee.password or "",
                 user_domain_name=conf.trustee.user_domain_name,
             )
+        stack_domain = None
+        domain = conf.stack_user_domain_id or conf.stack_user_domain_name
+        admin = domain and conf.stack_domain_admin and conf.stack_domain_admin_password
+        keystone = keystone_v3_url(conf) if admin else None
+        if admin and keystone:
+            stack_domain = StackDomain(
+                auth_url=keystone, admin=conf.stack_domain_admin,
+                password=conf.stack_domain_admin_password or "",
+                domain_id=conf.stack_user_domain_id,
+                domain_name=None if conf.stack_user_domain_id else conf.stack_user_domain_name,
+                role=conf.heat_stack_user_role,
+            )
         return cls(
             cloud=base.cloud,
             clouds_file=base.clouds_file,
@@ -103,7 +130,27 @@ class ClientSettings:
             trustee=trustee,
             delegated_roles=tuple(conf.trusts_delegated_roles),
             keystone_auth=conf.api.auth_strategy == "keystone",
+            stack_domain=stack_domain,
         )
+
+
+def keystone_v3_url(conf: cfg.ConfigOpts) -> str | None:
+    """The Keystone v3 URL of the stack user domain: the one Hearth uses for trusts
+    (``[trustee] auth_url``), else the API's public one (``[keystone_authtoken]
+    www_authenticate_uri``, Heat's fallback too)."""
+    url = conf.trustee.auth_url
+    if not url and conf.api.auth_strategy == "keystone":
+        from keystonemiddleware import auth_token
+
+        # keystonemiddleware registers these when the API app is built, after the engine.
+        for group, opts in auth_token.list_opts():
+            conf.register_opts(opts, group=group)
+        url = conf.keystone_authtoken.www_authenticate_uri
+    if not url:
+        return None
+    url = str(url).rstrip("/")
+    url = url.removesuffix("/v2.0")
+    return url if url.endswith("/v3") else f"{url}/v3"
 
 
 def _tls(group: Any, fallback: TLSOptions | None) -> TLSOptions:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from oslo_config import cfg
 
 # The services Hearth's resource types talk to, as Heat names their option groups.
-CLIENT_SERVICES: tuple[str, ...] = ("nova", "neutron", "glance", "cinder", "keystone")
+CLIENT_SERVICES: tuple[str, ...] = ("nova", "neutron", "glance", "cinder", "keystone", "heat")
 
 _CLIENT_OPTS: list[cfg.Opt] = [
     cfg.StrOpt(
@@ -88,6 +88,34 @@ DEFERRED_AUTH_OPTS: list[cfg.Opt] = [
     ),
 ]
 
+
+# Heat's stack user domain: Keystone users that in-instance agents act as (in [DEFAULT]).
+STACK_DOMAIN_OPTS: list[cfg.Opt] = [
+    cfg.StrOpt(
+        "stack_user_domain_id",
+        help="Id of the Keystone domain holding each stack's project and its users for "
+        "in-instance agents (takes precedence over stack_user_domain_name).",
+    ),
+    cfg.StrOpt(
+        "stack_user_domain_name",
+        help="Name of the Keystone domain holding the stack users (when no "
+        "stack_user_domain_id is set).",
+    ),
+    cfg.StrOpt(
+        "stack_domain_admin",
+        help="User of the stack user domain that administers it (creates the stacks' "
+        "projects and users).",
+    ),
+    cfg.StrOpt(
+        "stack_domain_admin_password", secret=True, help="Password of stack_domain_admin."
+    ),
+    cfg.StrOpt(
+        "heat_stack_user_role",
+        default="heat_stack_user",
+        help="Role given to stack users on their stack's project; the API lets it read a "
+        "resource's metadata and signal it, nothing else.",
+    ),
+]
 
 def client_groups() -> dict[str, list[cfg.Opt]]:
     """``clients``, ``clients_<service>`` and ``trustee``, for the option registry."""

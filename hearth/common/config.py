@@ -16,7 +16,15 @@ from pathlib import Path
 
 from oslo_config import cfg
 
-from hearth.common.client_config import DEFERRED_AUTH_OPTS, client_groups
+from hearth.common.client_config import DEFERRED_AUTH_OPTS, STACK_DOMAIN_OPTS, client_groups
+
+# The hooks heat-agents ships, and the groups Heat itself handles (no hook: the agent's
+# os-apply-config, a component's own tools, Heat::Ungrouped).
+DEFAULT_SOFTWARE_CONFIG_HOOKS = (
+    "script", "ansible", "apply-config", "cfn-init", "chef", "docker-cmd", "docker-compose",
+    "hiera", "json-file", "kubelet", "puppet", "salt", "os-apply-config", "component",
+    "Heat::Ungrouped",
+)
 
 DEFAULT_OPTS: list[cfg.Opt] = [
     cfg.StrOpt(
@@ -76,6 +84,14 @@ DEFAULT_OPTS: list[cfg.Opt] = [
         "max_software_deployments_per_tenant",
         default=4096,
         help="Software deployments per project.",
+    ),
+    cfg.ListOpt(
+        "software_config_hooks",
+        default=list(DEFAULT_SOFTWARE_CONFIG_HOOKS),
+        help="Config groups the servers' agents have a hook for (heat-agents' hooks and "
+        "Heat's own groups). A deployment that waits for a signal refuses a config of "
+        "another group: the agent would skip it and never signal. Add the groups of custom "
+        "hooks here.",
     ),
     cfg.BoolOpt("enable_stack_abandon", default=False, help="Allow abandoning stacks."),
     cfg.BoolOpt("enable_stack_adopt", default=False, help="Allow adopting stacks."),
@@ -178,7 +194,7 @@ API_OPTS: list[cfg.Opt] = [
 ]
 
 GROUPS: dict[str, list[cfg.Opt]] = {
-    "DEFAULT": [*DEFAULT_OPTS, *DEFERRED_AUTH_OPTS],
+    "DEFAULT": [*DEFAULT_OPTS, *DEFERRED_AUTH_OPTS, *STACK_DOMAIN_OPTS],
     "api": API_OPTS,
     "database": DATABASE_OPTS,
     "yaql": YAQL_OPTS,
@@ -261,6 +277,7 @@ class EngineLimits:
     enable_stack_abandon: bool = False
     enable_stack_adopt: bool = False
     hidden_stack_tags: tuple[str, ...] = ()
+    software_config_hooks: tuple[str, ...] = DEFAULT_SOFTWARE_CONFIG_HOOKS
 
     @classmethod
     def from_config(cls, conf: cfg.ConfigOpts) -> EngineLimits:
@@ -280,4 +297,5 @@ class EngineLimits:
             enable_stack_abandon=conf.enable_stack_abandon,
             enable_stack_adopt=conf.enable_stack_adopt,
             hidden_stack_tags=tuple(conf.hidden_stack_tags),
+            software_config_hooks=tuple(conf.software_config_hooks),
         )

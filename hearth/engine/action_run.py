@@ -14,7 +14,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hearth.common.errors import HearthError
-from hearth.engine import states, traversal
+from hearth.engine import stack_users, states, traversal
 from hearth.engine.cloud_access import service_type_of
 from hearth.engine.core import EngineCore
 from hearth.engine.outputs import resolve_outputs
@@ -40,7 +40,7 @@ from hearth.engine.scheduler import (
 from hearth.engine.stack_builder import BoundStack, StackSource
 from hearth.engine.stack_state import drop_template, set_stack_state
 from hearth.engine.stored_properties import StoredData, StoredProperties
-from hearth.engine.update_plan import ResourcePlan, plan_resource
+from hearth.engine.update_plan import ResourcePlan, current_rows, plan_resource
 from hearth.store import batch
 from hearth.store import events as event_store
 from hearth.store import locks as lock_store
@@ -123,9 +123,8 @@ class ActionRun:
                 (r.rsrc_prop_data_id for r in rows if r.rsrc_prop_data_id is not None),
             )
         # Every row of the stack by id (replaced and removed ones too).
-        self.rows: dict[int, ResourceRecord] = {
-            r.id: ResourceRecord.from_row(r) for r in rows
-        }
+        self.rows = {r.id: ResourceRecord.from_row(r) for r in rows}
+        self.old_templates = {r.current_template_id for r in rows} - {None, self.template_id}
         source = StackSource(tmpl, files, env)
         identity = StackIdentity(self.tenant, self.stack_name, self.stack_id)
         self.bound = BoundStack(
@@ -139,16 +138,11 @@ class ActionRun:
             self.bound.nodes[name] = record.node_data()
 
     def _current_rows(self) -> dict[str, ResourceRecord]:
-        """For each resource name, the row that stands for it now (newest not replaced)."""
-        current: dict[str, ResourceRecord] = {}
-        for record in self.rows.values():
-            if record.replaced_by is not None:
-                continue
-            if record.state == (states.DELETE, states.COMPLETE) and self.action != states.DELETE:
-                continue
-            if record.name not in current or record.id > current[record.name].id:
-                current[record.name] = record
-        return current
+        return current_rows(
+            self.rows.values(), update_like=self.is_update_like,
+            keep_deleted=self.action == states.DELETE, template_id=self.template_id,
+            prev_template_id=self.prev_template_id, traversal_id=self.traversal_id,
+        )
 
     @property
     def is_update_like(self) -> bool:
@@ -199,7 +193,8 @@ class ActionRun:
     def make_replacement(self, record: ResourceRecord, name: str) -> ResourceRecord:
         """A new row for ``name`` that replaces ``record`` (the old one is cleaned up later)."""
         new = self._new_row(name, record.resource_type, replaces=record.id,
-                            traversal_id=self.traversal_id)
+                            traversal_id=self.traversal_id,
+                            current_template_id=self.template_id)
         with self.core.db.session() as session:
             resource_store.set_fields(session, record.id, replaced_by=new.id)
         record.replaced_by = new.id
@@ -574,6 +569,11 @@ class ActionRun:
                 and self.depth == 0 and self.core.clouds.clients.uses_trusts):
             # The stack's trust goes with it (children share their root's).
             self.core.clouds.delete_trust(self.stack_id)
+        if (success and self.spec.action == states.DELETE and not self.spec.delete_as
+                and not self.spec.abandon):
+            # Its stack user project goes with it (a child's shared one with the root; an
+            # abandoned stack keeps it, as in Heat).
+            stack_users.delete_project_of(self.core, self.stack_id)
         with self.core.db.session() as session:
             fields: dict[str, Any] = {"current_deps": None}
             if self.spec.action != states.DELETE or not success:
@@ -586,8 +586,9 @@ class ActionRun:
                 set_stack_state(
                     session, self.stack_id, self.stack_name, action, status, reason, **fields
                 )
-            if success and self.is_update_like and self.prev_template_id is not None:
-                drop_template(session, self.prev_template_id)
+            if success and self.is_update_like:
+                # With those its resources were on when it began (unused now, most often).
+                drop_template(session, self.prev_template_id, *self.old_templates)
             event_store.prune(
                 session, self.stack_id, self.core.limits.max_events_per_stack,
                 self.core.limits.event_purge_batch_size,

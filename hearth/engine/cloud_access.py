@@ -131,6 +131,11 @@ class StackClouds:
     def validation(self, ctx: RequestContext) -> CloudValidation:
         return CloudValidation(self, self.for_request(ctx))
 
+    def stack_validation(self, stack_id: str) -> CloudValidation:
+        """What a child stack is validated against while its parent acts: the tree's own
+        credentials (its root's trust, or the configured cloud), not the engine's context."""
+        return CloudValidation(self, self.for_stack(stack_id))
+
     def check_available(self, cloud: Cloud, cls: type[Resource], type_name: str) -> None:
         """ResourceTypeUnavailable when the type's service is not in the cloud's catalog."""
         service = service_type_of(cls)

@@ -27,6 +27,7 @@ from hearth.template.environment import Environment
 
 if TYPE_CHECKING:
     from hearth.engine.nested import NestedStackService
+    from hearth.engine.software import SoftwareService
 
 T = TypeVar("T")
 
@@ -139,6 +140,8 @@ class EngineCore:
         self.messages = MessageBoard(db, self.engine_id, self.workers.call)
         # Child stacks for resources that own one (set when the engine is wired).
         self.nested: NestedStackService | None = None
+        # Software configs and deployments (set when the engine is wired).
+        self.software: SoftwareService | None = None
         self._clouds: StackClouds | None = None
         self._service_slots: dict[str, asyncio.Semaphore] = {}
 

@@ -48,7 +48,9 @@ class Engine:
             core.db,
             max_configs_per_tenant=core.limits.max_software_configs_per_tenant,
             max_deployments_per_tenant=core.limits.max_software_deployments_per_tenant,
+            hook_groups=core.limits.software_config_hooks,
         )
+        core.software = self.software
         # The RPC calls, by Heat's names.
         self.create_stack = self.stacks.create_stack
         self.update_stack = self.stacks.update_stack
@@ -66,6 +68,7 @@ class Engine:
         self.stack_restore = self.data.stack_restore
         self.resource_signal = self.signals.resource_signal
         self.resource_signal_by_token = self.signals.resource_signal_by_token
+        self.resource_metadata_by_token = self.signals.resource_metadata_by_token
         self.resource_mark_unhealthy = self.signals.resource_mark_unhealthy
         self.identify_stack = self.reader.identify_stack
         self.show_stack = self.reader.show_stack

@@ -101,6 +101,7 @@ class NestedStackService:
             max_depth=limits.max_nested_stack_depth,
             facade=facade,
         )
+        bound.cloud_validation = self.core.clouds.stack_validation(parent.stack_id)
         try:
             bound.validate()
         except (StackValidationFailed, RequestLimitExceeded):

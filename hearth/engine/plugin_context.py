@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from hearth.clients.cloud import Cloud
     from hearth.resources.base import Resource
     from hearth.resources.nested import NestedStacks
+    from hearth.resources.software_api import SoftwareConfigs
+    from hearth.resources.stack_users_api import StackUsers
 
 
 class CancelFlag:
@@ -167,6 +169,22 @@ class EngineResourceContext:
     @property
     def cloud(self) -> Cloud:
         return self._core.clouds.for_stack(self.stack_id)
+
+    @property
+    def software(self) -> SoftwareConfigs:
+        from hearth.engine.software_access import ProjectSoftware
+
+        service = self._core.software
+        if service is None:
+            raise HearthError("Software configs are not available in this engine")
+        return ProjectSoftware(service, self.tenant)
+
+    @property
+    def stack_users(self) -> StackUsers:
+        from hearth.engine.stack_users import EngineStackUsers
+
+        return EngineStackUsers(self._core, self.stack_id, self.tenant,
+                                self.physical_resource_name())
 
     def metadata_merge(self, merge: Callable[[Any], Any]) -> Any:
         with self._core.db.session() as session:

@@ -12,12 +12,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from hearth.common.config import EngineLimits
 from hearth.common.context import RequestContext
 from hearth.common.errors import (
     EntityNotFound,
+    Forbidden,
     Invalid,
     InvalidTenant,
     NotFound,
@@ -44,12 +46,13 @@ from hearth.engine.stack_views import (
     template_outputs,
 )
 from hearth.engine.stored_templates import StoredTemplates
+from hearth.resources.stack_users_api import USER_ID_KEY
 from hearth.store import locks, queries
 from hearth.store import stacks as stack_store
 from hearth.store.crypto import Encryptor
 from hearth.store.db import Database
-from hearth.store.models import Event, Resource, Stack
-from hearth.store.resources import load_properties
+from hearth.store.models import Event, Resource, ResourceData, Stack
+from hearth.store.resources import decode_data, load_properties
 from hearth.store.types import utcnow
 from hearth.template.template import Template
 
@@ -437,8 +440,19 @@ class StackReader:
         self, ctx: RequestContext, stack_identity: IdentityArg, resource_name: str
     ) -> Any:
         with self._db.session(readonly=True) as session:
-            _rs, row = self._resource(session, ctx, stack_identity, resource_name)
+            rs, row = self._resource(session, ctx, stack_identity, resource_name)
+            if not ctx.is_admin and ctx.project_id != rs.stack.tenant:
+                self._check_stack_user(session, ctx, row)
             return fmt.resource_metadata(row)
+
+    def _check_stack_user(self, session: Session, ctx: RequestContext, row: Resource) -> None:
+        """A stack user (in through the stack's user project) reads only the metadata of the
+        resource that made it, as Heat's ``access_allowed``: other servers' metadata holds
+        their deployments' inputs."""
+        stored = session.scalars(select(ResourceData).where(
+            ResourceData.resource_id == row.id, ResourceData.key == USER_ID_KEY))
+        if decode_data(stored, self._encryptor()).get(USER_ID_KEY) != ctx.user_id:
+            raise Forbidden(f"resource {row.name}")
 
     def find_physical_resource(
         self, ctx: RequestContext, physical_resource_id: str

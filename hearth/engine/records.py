@@ -34,6 +34,8 @@ class ResourceRecord:
     metadata: Any
     replaces: int | None
     replaced_by: int | None
+    # The template the resource was last brought to (Heat's current_template_id).
+    current_template_id: int | None
     traversal_id: str | None
     step_cookie: Any
     created_at: datetime | None
@@ -58,6 +60,7 @@ class ResourceRecord:
             metadata=row.rsrc_metadata,
             replaces=row.replaces,
             replaced_by=row.replaced_by,
+            current_template_id=row.current_template_id,
             traversal_id=row.traversal_id,
             step_cookie=row.step_cookie,
             created_at=row.created_at,
@@ -112,6 +115,7 @@ def state_writes(
         ("replaced_by", "replaced_by"),
         ("replaces", "replaces"),
         ("requires", "requires"),
+        ("current_template_id", "current_template_id"),
     ):
         if key in fields and not isinstance(fields[key], batch.PropsRow):
             setattr(record, attr, fields[key])

@@ -221,6 +221,9 @@ class ResourceTask:
 
     def _decide_update(self) -> Step | None:
         """For update-like traversals: nothing to do, update in place, or replace."""
+        # A row chosen although a replacement of it exists is current again (Heat's
+        # update_convergence); the replacement is cleaned up by this traversal.
+        taking_back = self._take_back() if self.record.replaced_by is not None else None
         if self.record.exists:
             before = (self.record.definition or {}).get("external_id")
             if before != self.run.external_id(self.name):
@@ -233,12 +236,19 @@ class ResourceTask:
         self._plan = plan
         if plan.kind == "unchanged":
             self._noop = True
+            # Now on this template, as Heat records (what a later update's choice of row
+            # goes by); no state change, no event, unless it had failed.
+            on_template = {"current_template_id": self.run.template_id}
             if self.record.status == states.FAILED:
                 self._state(
                     self.record.action,
                     states.COMPLETE,
                     "Update status to COMPLETE for FAILED resource neither update nor replace.",
+                    **on_template,
                 )
+            else:
+                self.record.current_template_id = self.run.template_id
+                self.writes.append(batch.ResourceChange(self.record.id, on_template, bump=False))
             return Step(done=True)
         if plan.kind == "create":
             self.action = states.CREATE
@@ -254,6 +264,9 @@ class ResourceTask:
                 prepare = getattr(self._stored_plugin(), "prepare_for_replace", None)
                 if callable(prepare):
                     prepare()
+            if taking_back is not None:
+                # Replaced again: the new replacement is recorded instead.
+                self.writes.remove(taking_back)
             self.record = self.run.make_replacement(self.record, self.name)
             self.action = states.CREATE
             self._handler_action = states.CREATE
@@ -266,6 +279,21 @@ class ResourceTask:
             self.record.resource_type = new_type
             self._change(resource_type=new_type)
         return None
+
+    def _take_back(self) -> batch.ResourceChange:
+        """This row is current again: a rollback first lets the plugin undo what preparing
+        for the replacement did (Heat's ``restore_prev_rsrc``), told the replacement's
+        physical id; then the row is no longer replaced (a write, returned)."""
+        record = self.record
+        if self.run.action == states.ROLLBACK and record.exists:
+            restore = getattr(self._stored_plugin(), "restore_prev_rsrc", None)
+            if callable(restore):
+                replacement = self.run.rows.get(record.replaced_by or 0)
+                restore(replacement.physical_id if replacement is not None else None)
+        record.replaced_by = None
+        change = batch.ResourceChange(record.id, {"replaced_by": None}, bump=False)
+        self.writes.append(change)
+        return change
 
     def _check_restricted(self, what: str) -> None:
         restricted = self.run.bound.env.restricted_actions(self.name)
@@ -449,7 +477,9 @@ class ResourceTask:
             fields["attr_data"] = self._cache_attributes(plugin)
             if action in (states.CREATE, states.UPDATE, states.ADOPT):
                 fields["definition"] = self.run.stored_definition(self.name)
-                fields["rsrc_metadata"] = self.run.bound.resolve_metadata(self.name)
+                # An in-place type change (a deprecated name's substitute) is now the type.
+                fields["resource_type"] = self.run.resource_type(self.name)
+                fields["rsrc_metadata"] = self._completed_metadata(plugin)
                 fields["current_template_id"] = self.run.template_id
         if action == states.UPDATE and self._new_props is not None:
             fields["rsrc_prop_data_id"] = self._new_properties_row(self._new_props)
@@ -466,7 +496,12 @@ class ResourceTask:
             exc.recorded or self.record.status == states.FAILED
         ):
             return reason
-        self._state(self.action, states.FAILED, reason, step_cookie=None)
+        fields: dict[str, Any] = {"step_cookie": None}
+        plugin = self.plugin
+        if plugin is not None and plugin.resource_id != self.record.physical_id:
+            # Kept as Heat keeps it (stored when set): the delete that follows needs it.
+            fields["physical_resource_id"] = plugin.resource_id
+        self._state(self.action, states.FAILED, reason, **fields)
         return reason
 
     def abort(self, cookie: Any, why: str) -> None:
@@ -494,6 +529,21 @@ class ResourceTask:
             return 0.0
         return float(self.core.limits.error_wait_time)
 
+    def _completed_metadata(self, plugin: Resource) -> Any:
+        """The template's metadata, re-resolved, with the keys the type maintains itself
+        (its stored values: deployments may have been published meanwhile)."""
+        metadata = self.run.bound.resolve_metadata(self.name)
+        owned = type(plugin).metadata_owned_keys
+        if not owned:
+            return metadata
+        with self.run.core.db.session(readonly=True) as session:
+            stored = resource_store.stored_metadata(session, self.record.id)
+        if not isinstance(stored, dict):
+            return metadata
+        merged = dict(metadata) if isinstance(metadata, dict) else {}
+        merged.update({k: stored[k] for k in owned if k in stored})
+        return merged
+
     def _cache_attributes(self, plugin: Resource) -> dict[str, Any]:
         # Every attribute is stored, not only those the template reads: resource show
         # reports them all, as Heat does (it resolves them live).
@@ -502,6 +552,7 @@ class ResourceTask:
         uncached: frozenset[str] = getattr(type(plugin), "uncached_attributes", frozenset())
         names = (
             set(needed) | (set(type(plugin).attributes_schema) - uncached)
+            | set(plugin.dynamic_attribute_names())
         ) - {ALL_ATTRIBUTES}
         attrs: dict[str, Any] = {}
         errors: dict[str, str] = {}

@@ -68,13 +68,17 @@ class StackService:
     # --- lookup --------------------------------------------------------------------------
 
     def _stack(
-        self, session: Session, ctx: RequestContext, identity: Mapping[str, Any]
+        self, session: Session, ctx: RequestContext, identity: Mapping[str, Any],
+        *, stack_users: bool = False,
     ) -> StackRow:
+        """A live stack of the caller's project (``stack_users``: or whose stack user project
+        the caller is in: signals of in-instance agents)."""
         stack_id = str(identity.get("stack_id", ""))
         row = stack_store.get_stack(session, stack_id, show_deleted=True)
         if (
             row is None
-            or (row.tenant != ctx.project_id and not ctx.is_admin)
+            or (row.tenant != ctx.project_id and not ctx.is_admin
+                and not (stack_users and row.stack_user_project_id == ctx.project_id))
             or (identity.get("stack_name") and row.name != identity["stack_name"])
             or row.deleted_at is not None
         ):
@@ -274,13 +278,9 @@ class StackService:
             return current, self._new_source(req)
         new_files = {**cur_files, **{k: v for k, v in (files or {}).items() if isinstance(v, str)}}
         if template is None:
-            if row.status != states.COMPLETE and row.prev_raw_template_id is not None:
-                prev_tmpl, _, _ = stack_store.load_template(
-                    session, row.prev_raw_template_id, self.core.encryptor
-                )
-                template = prev_tmpl
-            else:
-                template = cur_tmpl
+            # The stack's template, also after a failed update (Heat's convergence engine,
+            # its default: the legacy one went back to the previous template instead).
+            template = cur_tmpl
         request = source_from_request(
             template, params=params, files=new_files, environment=environment,
             environment_files=None, global_env=self.core.global_env,
@@ -329,7 +329,10 @@ class StackService:
                          facade)
         self._check_resource_count(new)
         check_immutable_parameters(current.params, new.params)
-        if ctx is not None:
+        if row.owner_id is not None:
+            # A child stack updated by its parent's action: no caller's token to check with.
+            new.cloud_validation = self.core.clouds.stack_validation(row.id)
+        elif ctx is not None:
             new.cloud_validation = self.core.clouds.validation(ctx)
         try:
             new.validate()
@@ -356,7 +359,8 @@ class StackService:
             req = StackRequest(template, params, files, environment, environment_files)
             _, new = self.prepare_update(session, row, req, opts, ctx)
             self.authorize_types(ctx, new)
-            if new.cloud_validation is not None and new.cloud_validation.used:
+            if (row.owner_id is None and new.cloud_validation is not None
+                    and new.cloud_validation.used):
                 # An update that first brings a resource of another service makes the trust.
                 self.core.clouds.ensure_trust(ctx, row.root_stack_id or row.id)
             locking.acquire(self.core, session, row.id, row.name, row.action or states.UPDATE)

@@ -27,7 +27,7 @@ from hearth.engine.plugin_context import EngineResourceContext
 from hearth.engine.records import ResourceRecord, write_event, write_state
 from hearth.engine.resource_task import failure_reason
 from hearth.engine.service import StackService
-from hearth.resources.context import SIGNAL, SIGNAL_KINDS, signal_token_key
+from hearth.resources.context import METADATA, SECRET_URL_KINDS, SIGNAL, signal_token_key
 from hearth.resources.exceptions import NoActionRequired, ResourceActionNotSupported
 from hearth.store import queries
 from hearth.store import resources as resource_store
@@ -82,7 +82,7 @@ class ResourceSignals:
         sync_call: bool = False,
     ) -> Any:
         with self.core.db.session() as session:
-            row = self.stacks._stack(session, ctx, stack_identity)
+            row = self.stacks._stack(session, ctx, stack_identity, stack_users=True)
             record = self._current(session, row, resource_name)
             if record is None:
                 raise ResourceNotFound(resource_name, row.name)
@@ -111,13 +111,22 @@ class ResourceSignals:
             ).first()
         return {"resource": record.name, "metadata": metadata}
 
+    def resource_metadata_by_token(self, resource_uuid: str, secret: str) -> Any:
+        """A server resource's metadata for its agent, through its secret metadata URL."""
+        _, record = self._by_token(resource_uuid, secret, METADATA)
+        with self.core.db.session(readonly=True) as session:
+            metadata = session.scalars(
+                select(ResourceRow.rsrc_metadata).where(ResourceRow.id == record.id)
+            ).first()
+        return metadata if metadata is not None else {}
+
     def _by_token(
         self, resource_uuid: str, secret: str, kind: str
     ) -> tuple[StackRow, ResourceRecord]:
         """The resource whose ``kind`` secret is ``secret``; SignalTokenInvalid otherwise."""
         stored: str | None = None
         found: tuple[StackRow, ResourceRecord] | None = None
-        if kind in SIGNAL_KINDS:
+        if kind in SECRET_URL_KINDS:
             with self.core.db.session(readonly=True) as session:
                 res = session.scalars(
                     select(ResourceRow).where(ResourceRow.uuid == resource_uuid)

@@ -18,6 +18,7 @@ from hearth.common.errors import (
     RequestLimitExceeded,
     ResourceTypeNotFound,
     StackValidationFailed,
+    UserParameterMissing,
 )
 from hearth.engine.resource_view import ALL_ATTRIBUTES, NodeData, StoredResources
 from hearth.resources.dependencies import (
@@ -406,6 +407,8 @@ class BoundStack:
                 raise StackValidationFailed.wrap(exc, [section, name]) from None
             # The plugin's own checks report their paths (or none) as Heat does.
             unresolved = self.unresolved_properties(name)
+            if not strict:
+                unresolved |= self._unknown_parameters(name)
             try:
                 cls.validate_definition(
                     name,
@@ -416,6 +419,8 @@ class BoundStack:
                     type_name=self.resource_type(name),
                     cfn=not tmpl.is_hot,
                     context=cloud,
+                    environment=self.env,
+                    files=self.source.files,
                 )
             except StackValidationFailed as exc:
                 if strict or exc.error != "Property error" or len(exc.path) < 2:
@@ -500,6 +505,23 @@ class BoundStack:
             defn.deletion_policy or "Delete",
             update_policy if isinstance(update_policy, Mapping) else None,
         )
+
+    def _unknown_parameters(self, name: str) -> frozenset[str]:
+        """Properties read from parameters that have no value: in a child stack checked with
+        its parent, the parent's value may come from a resource that does not exist yet (Heat
+        checks only the child's templates then)."""
+        props = self.resources[name].properties
+        if not isinstance(props, Mapping):
+            return frozenset()
+        out = set()
+        for key, value in props.items():
+            try:
+                base.resolve(value, self.definition)
+            except UserParameterMissing:
+                out.add(str(key))
+            except HearthError:
+                pass  # reported where the value is resolved
+        return frozenset(out)
 
     def _properties_for_validation(
         self, name: str, unresolved: frozenset[str]

@@ -11,10 +11,14 @@ from hearth.store import stacks as stack_store
 from hearth.store.types import utcnow
 
 
-def drop_template(session: Any, template_id: int) -> None:
-    with contextlib.suppress(Exception):
-        with session.begin_nested():
-            stack_store.delete_template(session, template_id)
+def drop_template(session: Any, *template_ids: int | None) -> None:
+    """Delete these stored templates, each unless something still refers to it."""
+    for template_id in template_ids:
+        if template_id is None:
+            continue
+        with contextlib.suppress(Exception):
+            with session.begin_nested():
+                stack_store.delete_template(session, template_id)
 
 
 def begin_stack_action(session: Any, stack_id: str, stack_name: str, action: str) -> None:

@@ -22,7 +22,8 @@ def forward(graph: Mapping[str, Iterable[str]]) -> dict[Node, set[Node]]:
 
 
 def reverse_rows(records: Iterable[ResourceRecord], kind: str = "c") -> dict[Node, set[Node]]:
-    """Delete, suspend: a resource before what it needs (from each row's stored requires)."""
+    """Delete, suspend: a resource before what it needs (from each row's stored requires),
+    and a replacement before the row it replaced."""
     rows = list(records)
     ids = {r.id for r in rows}
     out: dict[Node, set[Node]] = {(kind, r.id): set() for r in rows}
@@ -30,6 +31,8 @@ def reverse_rows(records: Iterable[ResourceRecord], kind: str = "c") -> dict[Nod
         for req in row.requires:
             if req in ids and req != row.id:
                 out[(kind, req)].add((kind, row.id))
+        if row.replaces in ids and row.replaces != row.id:
+            out[(kind, row.replaces)].add((kind, row.id))
     return out
 
 
@@ -51,9 +54,10 @@ def update(
     """Update-like actions (update, rollback, restore), first phase.
 
     Every resource of the new template is updated after what it needs in the new template.
-    Rows not kept (resources removed from the template, replaced rows left from earlier) are
-    deleted in reverse order of their stored dependencies, and only after every kept resource
-    that used to depend on them has been updated away from them.
+    Rows not kept (resources removed from the template, replaced rows left from earlier,
+    replacements that were not kept) are deleted in reverse order of their stored
+    dependencies, and only after every kept resource that used to depend on them, or that
+    replaced them, has been updated.
     """
     nodes = forward(new_graph)
     old_rows = list(leftovers)
@@ -62,7 +66,7 @@ def update(
     for name, record in current.items():
         if ("u", name) not in nodes:
             continue
-        for req in record.requires:
+        for req in (*record.requires, record.replaces):
             if req in old_ids:
                 nodes[("c", req)].add(("u", name))
     return nodes

@@ -1,11 +1,12 @@
-"""What an update does to one resource: nothing, update in place, replace, or create.
+"""What an update does to one resource: which stored row it starts from, then nothing,
+update in place, replace, or create.
 
 The same decision serves the update itself and preview-update, so a preview is exact.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -14,6 +15,7 @@ from hearth.engine import states
 from hearth.resources.template_resource import TemplateResource
 
 if TYPE_CHECKING:
+    from hearth.engine.records import ResourceRecord
     from hearth.resources.base import Resource
 
 PlanKind = Literal["unchanged", "update", "replace", "create"]
@@ -25,6 +27,66 @@ class ResourcePlan:
     prop_diff: dict[str, Any] = field(default_factory=dict)
     # Which parts of the definition changed: Properties, Metadata, UpdatePolicy.
     tmpl_diff: dict[str, Any] = field(default_factory=dict)
+
+
+def current_rows(
+    records: Iterable[ResourceRecord],
+    *,
+    update_like: bool,
+    keep_deleted: bool,
+    template_id: int | None,
+    prev_template_id: int | None,
+    traversal_id: str,
+) -> dict[str, ResourceRecord]:
+    """For each resource name, the row that stands for it in an action.
+
+    A name has several rows after a replacement that did not finish (the old row, replaced,
+    and its replacement, perhaps failed). An update, rollback or restore starts, as Heat's
+    convergence engine does, from the most suitable row: one that did not fail, is not being
+    deleted and was not replaced, on the template being brought back (a rollback) or on the
+    one the stack was on, the newest among equals. So an update back to a definition the old
+    row still has keeps that row, and the failed replacement is only cleaned up. A run that
+    continues keeps the rows it already acted on. Other actions take the newest row not
+    replaced (``keep_deleted``: deleted ones too).
+    """
+    current: dict[str, ResourceRecord] = {}
+    best: dict[str, tuple[Any, ...]] = {}
+    for record in records:
+        if record.state == (states.DELETE, states.COMPLETE) and not keep_deleted:
+            continue
+        if update_like:
+            key = _suitability(record, template_id, prev_template_id, traversal_id)
+        elif record.replaced_by is not None:
+            continue
+        else:
+            key = (record.id,)
+        if record.name not in best or key > best[record.name]:
+            best[record.name] = key
+            current[record.name] = record
+    return current
+
+
+def _suitability(
+    record: ResourceRecord,
+    template_id: int | None,
+    prev_template_id: int | None,
+    traversal_id: str,
+) -> tuple[Any, ...]:
+    score = 0
+    if record.status == states.FAILED:
+        score -= 30
+    if record.action == states.DELETE:
+        score -= 50
+    if record.replaced_by is not None:
+        score -= 1
+    on = record.current_template_id
+    if on is not None and on == prev_template_id:
+        score += 5  # what the stack was on
+    if on is not None and on == template_id:
+        score += 10  # what a rollback brings back
+    this_run = record.traversal_id == traversal_id and record.action != states.DELETE
+    changed = record.updated_at or record.created_at
+    return this_run, score, changed.timestamp() if changed else 0.0, record.id
 
 
 def plan_resource(
@@ -49,7 +111,8 @@ def plan_resource(
     old = old_definition or {}
     type_name = str(new_definition["type"])
     cls = class_of(type_name)
-    if old.get("type") != type_name and not _both_templates(class_of, old.get("type"), cls):
+    if (old.get("type") != type_name and not _both_templates(class_of, old.get("type"), cls)
+            and not _substituted(class_of, old.get("type"), cls)):
         return ResourcePlan("replace")
     # A nested stack is updated in place (its resources decide), also after a failure,
     # unless it failed a check or never got its child.
@@ -94,3 +157,16 @@ def _both_templates(
         return issubclass(class_of(old_type), TemplateResource)
     except HearthError:
         return False  # the old name means nothing any more: nothing to compare with
+
+
+def _substituted(
+    class_of: Callable[[str], type[Resource]], old_type: Any, new_class: type[Resource]
+) -> bool:
+    """An old type whose support status names the new one as its substitute (a deprecated
+    name such as OS::Heat::SoftwareDeployments) changes type in place."""
+    if not isinstance(old_type, str):
+        return False
+    try:
+        return class_of(old_type).check_is_substituted(new_class)
+    except HearthError:
+        return False

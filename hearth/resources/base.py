@@ -34,6 +34,7 @@ from hearth.resources.update import UpdatePlan
 
 if TYPE_CHECKING:
     from hearth.resources.dependencies import ResourceShape
+    from hearth.template.environment import Environment
 
 NO_DESCRIPTION = "No description available"
 
@@ -68,6 +69,9 @@ class Resource:
     # engine calls): the engine then runs their steps on its loop, not in a worker thread.
     # Resource data they set is then committed with the step that set it.
     handlers_block: ClassVar[bool] = True
+    # Metadata keys the type itself maintains (a server's ``deployments``): kept when the
+    # engine writes the template's metadata back at the end of a create or update.
+    metadata_owned_keys: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -146,12 +150,15 @@ class Resource:
         stack_timeout: float = definition.DEFAULT_STACK_TIMEOUT,
         update_policy_unresolved: Collection[str] = frozenset(),
         context: Any = None,
+        environment: Environment | None = None,
+        files: Mapping[str, str] | None = None,
     ) -> None:
         """Check one resource definition as Heat does before a stack create or update.
 
         Deletion policy, update policy, properties (values too when ``strict``; only the
         names otherwise, as POST /validate does), then the plugin's ``validate`` hook (only
-        when ``strict``). Raises StackValidationFailed with Heat's full path and message.
+        when ``strict``; it sees the stack's ``environment`` and ``files`` in its scope).
+        Raises StackValidationFailed with Heat's full path and message.
         """
         definition.validate_definition(
             cls,
@@ -166,6 +173,8 @@ class Resource:
             cfn=cfn,
             stack_timeout=stack_timeout,
             context=context,
+            environment=environment,
+            files=files,
         )
 
     @classmethod
@@ -267,6 +276,8 @@ class Resource:
 
     # Plugin hook (optional): ``prepare_for_replace(self)`` runs on the existing resource
     # before its replacement is created (Heat's), e.g. a port giving up its fixed IPs.
+    # ``restore_prev_rsrc(self, replacement_id)`` undoes it when a rollback makes the old
+    # resource current again (``replacement_id``: the replacement's physical id or None).
 
     @classmethod
     def check_is_substituted(cls, new_class: type[Resource]) -> bool:
@@ -285,6 +296,11 @@ class Resource:
         if cls.get_attribute is not Resource.get_attribute:
             return None
         return frozenset(cls.attributes_schema)
+
+    def dynamic_attribute_names(self) -> Iterable[str]:
+        """Hook: attributes outside the schema that this resource has now (a deployment's
+        declared outputs); stored with the others when an action completes."""
+        return ()
 
     @classmethod
     def attribute_cache_mode(cls, name: str) -> str:

@@ -11,6 +11,8 @@ if TYPE_CHECKING:
     from hearth.clients.cloud import Cloud
     from hearth.resources.base import Resource
     from hearth.resources.nested import NestedStacks
+    from hearth.resources.software_api import SoftwareConfigs
+    from hearth.resources.stack_users_api import StackUsers
     from hearth.template.environment import Environment
 
 # Heat's default ``physical_resource_name_limit``.
@@ -21,6 +23,9 @@ PHYSICAL_NAME_LIMIT = 255
 SIGNAL = "signal"
 WAITCONDITION = "waitcondition"
 SIGNAL_KINDS = (SIGNAL, WAITCONDITION)
+# /v1/metadata/... serves a server resource's metadata to its agent (GET, HEAD).
+METADATA = "metadata"
+SECRET_URL_KINDS = (*SIGNAL_KINDS, METADATA)
 
 
 def signal_token_key(kind: str) -> str:
@@ -76,10 +81,22 @@ class ResourceContext(Protocol):
         """
         ...
 
+    # --- software configs and deployments (hearth.resources.software_api) ---
+
+    @property
+    def software(self) -> SoftwareConfigs:
+        """The software configs and deployments of the stack's project."""
+        ...
+
+    @property
+    def stack_users(self) -> StackUsers:
+        """Keystone users of the stack user domain for the server's agent."""
+        ...
+
     # --- signals without a Keystone token, and other resources of the same stack ---
 
     def signal_url(self, kind: str, secret: str) -> str:
-        """The public URL ``{public_url}/v1/{kind}/{resource_uuid}/{secret}`` (SIGNAL_KINDS).
+        """The public URL ``{public_url}/v1/{kind}/{resource_uuid}/{secret}`` (SECRET_URL_KINDS).
 
         The engine accepts a signal there when ``secret`` equals the resource data under
         ``signal_token_key(kind)`` (store it with ``redact=True``).

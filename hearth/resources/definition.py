@@ -16,6 +16,7 @@ from hearth.resources.properties import PROPERTY_ERROR, Properties
 
 if TYPE_CHECKING:
     from hearth.resources.base import Resource
+    from hearth.template.environment import Environment
 
 # Heat's default stack timeout (``stack_action_timeout``), for checks that compare with it.
 DEFAULT_STACK_TIMEOUT = 3600.0
@@ -40,6 +41,9 @@ class ValidationScope:
     name: str
     type_name: str
     stack_timeout: float = DEFAULT_STACK_TIMEOUT
+    # The stack's environment and files map (None when checked without a stack).
+    environment: Environment | None = None
+    files: Mapping[str, str] | None = None
 
 
 def section_name(section: str, cfn: bool) -> str:
@@ -96,6 +100,8 @@ def validate_definition(
     cfn: bool = False,
     stack_timeout: float = DEFAULT_STACK_TIMEOUT,
     context: Any = None,
+    environment: Environment | None = None,
+    files: Mapping[str, str] | None = None,
 ) -> None:
     """Heat's checks of one definition; see ``Resource.validate_definition``.
 
@@ -114,4 +120,6 @@ def validate_definition(
     except StackValidationFailed as exc:
         raise at_resource(exc, name, cfn) from None
     if strict:
-        cls.validate(props, ValidationScope(name, type_name, stack_timeout))
+        cls.validate(
+            props, ValidationScope(name, type_name, stack_timeout, environment, files)
+        )

@@ -87,6 +87,10 @@ class StackCalls(Protocol):
         the URL's secret is the only credential. Returns ``{"resource", "metadata"}``."""
         ...
 
+    def resource_metadata_by_token(self, resource_uuid: str, secret: str) -> Any:
+        """A server resource's metadata through its secret metadata URL (its agent's)."""
+        ...
+
 
 class ReadCalls(Protocol):
     def identify_stack(self, ctx: RequestContext, stack_name: str) -> dict[str, str]: ...

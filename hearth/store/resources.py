@@ -65,6 +65,10 @@ def set_fields(session: Session, resource_id: int, **fields: Any) -> None:
     session.execute(update(Resource).where(Resource.id == resource_id).values(**fields))
 
 
+def stored_metadata(session: Session, resource_id: int) -> Any:
+    return session.scalar(select(Resource.rsrc_metadata).where(Resource.id == resource_id))
+
+
 def bump(session: Session, resource_id: int, **fields: Any) -> None:
     """Set fields and advance the row's version (atomic_key)."""
     session.execute(

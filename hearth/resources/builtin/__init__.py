@@ -6,13 +6,14 @@ Registered through the ``hearth.resources`` entry point, like any third-party pl
 from __future__ import annotations
 
 from hearth.resources.base import Resource
-from hearth.resources.builtin import autoscaling
+from hearth.resources.builtin import autoscaling, software
 from hearth.resources.builtin.delay import Delay
+from hearth.resources.builtin.heat_stack import RemoteStack
 from hearth.resources.builtin.none_resource import NoneResource
 from hearth.resources.builtin.random_string import RandomString
 from hearth.resources.builtin.resource_chain import ResourceChain
 from hearth.resources.builtin.resource_group import ResourceGroup
-from hearth.resources.builtin.stack_types import NestedStack, RemoteStack
+from hearth.resources.builtin.stack_types import NestedStack
 from hearth.resources.builtin.testing_resource import TestResource
 from hearth.resources.builtin.value import Value
 from hearth.resources.builtin.wait_condition import HeatWaitCondition, WaitCondition
@@ -40,4 +41,5 @@ def resource_mapping() -> dict[str, type[Resource]]:
         "AWS::CloudFormation::WaitCondition": WaitCondition,
         "AWS::CloudFormation::WaitConditionHandle": WaitConditionHandle,
         **autoscaling.resource_mapping(),
+        **software.resource_mapping(),
     }

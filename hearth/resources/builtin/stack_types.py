@@ -1,5 +1,5 @@
-"""Stacks as resources: OS::Heat::Stack (a template given inline) and
-AWS::CloudFormation::Stack (a template by URL, or from the ``files`` map)."""
+"""Stacks as resources: AWS::CloudFormation::Stack (a template by URL, or from the ``files``
+map); OS::Heat::Stack is in ``heat_stack``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from hearth.common import urlfetch
 from hearth.common.errors import HearthError, InvalidTemplateAttribute, StackValidationFailed
-from hearth.resources.attributes import AttributeSchema, select_from_attribute
+from hearth.resources.attributes import select_from_attribute
 from hearth.resources.nested import ChildDefinition
 from hearth.resources.properties import Properties
 from hearth.resources.schema import PropertySchema
@@ -28,104 +28,6 @@ def parse_child_template(text: Any, where: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise StackValidationFailed(f"{where}: the template is not a mapping")
     return data
-
-
-class RemoteStack(StackResource):
-    # Hearth makes the stack in the same region, as a nested stack of this one; a
-    # ``context`` naming another region is refused (remote stacks need a Keystone catalog).
-    # The API shows Heat's description of the type.
-    type_description = (
-        "A Resource representing a stack.\n\n"
-        "A resource that allowing for the creating stack, where should be defined\n"
-        "stack template in HOT format, parameters (if template has any parameters\n"
-        "with no default value), and timeout of creating. After creating current\n"
-        "stack will have remote stack."
-    )
-
-    properties_schema = {
-        "context": PropertySchema(
-            PropertySchema.MAP,
-            "Context for this stack.",
-            update_allowed=True,
-            schema={
-                "region_name": PropertySchema(
-                    PropertySchema.STRING, "Region name in which this stack will be created."
-                ),
-                "credential_secret_id": PropertySchema(
-                    PropertySchema.STRING,
-                    "A Barbican secret ID. The Barbican secret should contain an OpenStack "
-                    "credential that can be used to access a remote cloud.",
-                    update_allowed=True,
-                ),
-                "ca_cert": PropertySchema(
-                    PropertySchema.STRING, "CA Cert for SSL.", update_allowed=True
-                ),
-                "insecure": PropertySchema(
-                    PropertySchema.BOOLEAN,
-                    "If set, then the server's certificate will not be verified.",
-                    default=False,
-                    update_allowed=True,
-                ),
-            },
-        ),
-        "template": PropertySchema(
-            PropertySchema.STRING,
-            "Template that specifies the stack to be created as a resource.",
-            required=True,
-            update_allowed=True,
-        ),
-        "timeout": PropertySchema(
-            PropertySchema.INTEGER,
-            "Number of minutes to wait for this stack creation.",
-            update_allowed=True,
-        ),
-        "parameters": PropertySchema(
-            PropertySchema.MAP,
-            "Set of parameters passed to this stack.",
-            default={},
-            update_allowed=True,
-        ),
-    }
-    attributes_schema = {
-        "stack_name": AttributeSchema("Name of the stack.", type=AttributeSchema.STRING),
-        "outputs": AttributeSchema(
-            "A dict of key-value pairs output from the stack.", type=AttributeSchema.MAP
-        ),
-    }
-
-    @classmethod
-    def child_for(
-        cls,
-        name: str,
-        properties: Properties,
-        environment: Environment,
-        files: Mapping[str, str],
-    ) -> ChildDefinition | None:
-        region = (properties.get("context") or {}).get("region_name")
-        if region:
-            raise StackValidationFailed(
-                f"Cannot create a stack in region {region}: remote stacks are not supported "
-                "by this Hearth (no Keystone catalog configured)"
-            )
-        template = parse_child_template(properties.get("template"), "template")
-        env = environment.standalone(properties.get("parameters") or {})
-        return ChildDefinition(template, env, files)
-
-    def child_timeout(self) -> int | None:
-        timeout = self.properties.get("timeout")
-        return int(timeout) if timeout else self.context.stack_timeout_mins
-
-    def get_reference_id(self) -> str | None:
-        return self.resource_id if self.resource_id is not None else self.name
-
-    def _resolve_attribute(self, name: str) -> Any:
-        if self.resource_id is None:
-            return None
-        if name == "stack_name":
-            return self.context.physical_resource_name()
-        if name == "outputs":
-            return self.child_outputs()
-        return None
 
 
 class NestedStack(StackResource):

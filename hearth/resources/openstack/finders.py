@@ -8,6 +8,7 @@ that accept a name where the service wants an id.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -86,9 +87,13 @@ def neutron_find(cloud: Cloud, kind: str, value: str, project_id: str | None = N
         sdk.raise_from_response(response)
         return list(response.json().get(key, []))
 
-    by_id = cloud.call(fetch, {"id": value}, service="network")
-    if by_id:
-        return str(by_id[0]["id"])
+    def by_id() -> str | None:
+        found = cloud.call(fetch, {"id": value}, service="network")
+        return str(found[0]["id"]) if found else None
+
+    known = cloud.seen_recently(("neutron", kind, value), by_id)
+    if known is not None:
+        return known
     query = {"name": value}
     if project_id:
         query["project_id"] = project_id
@@ -220,14 +225,38 @@ def qos_specs_id(cloud: Cloud, value: str) -> str:
     raise EntityNotFound("QoSSpecs", value)
 
 
+# Keystone objects a template may name as ``name{domain}`` (the domain by name or id), as
+# Heat's keystone client plugin accepts them: the name is then looked up in that domain.
+DOMAIN_QUALIFIED = ("project", "user", "group", "role")
+_DOMAIN_SUFFIX = re.compile(r"\{(.*?)\}$")
+
+
+def split_domain(value: str) -> tuple[str, str | None]:
+    """``name{domain}`` as (name, domain); (value, None) when no domain is given."""
+    match = _DOMAIN_SUFFIX.search(value)
+    if match is None:
+        return value, None
+    return value[:match.start()], match.group(1)
+
+
 def _keystone_finder(kind: str, entity: str) -> Finder:
     def find(cloud: Cloud, value: str) -> str:
         conn = cloud.conn
         getter = getattr(conn.identity, f"get_{kind}")
         lister = getattr(conn.identity, f"{kind}s")
+        name, domain = split_domain(value) if kind in DOMAIN_QUALIFIED else (value, None)
+        if not name:  # an empty id would address the whole collection
+            raise EntityNotFound(entity, value)
+        query: dict[str, str] = {}
+        if domain is not None:
+            try:
+                query["domain_id"] = KEYSTONE_FINDERS["domain"](cloud, domain)
+            except EntityNotFound:
+                # Heat names the whole value when the domain is unknown.
+                raise EntityNotFound(entity, value) from None
         return _by_id_then_name(
-            cloud, value, entity, "identity", getter,
-            lambda name: list(lister(name=name)),
+            cloud, name, entity, "identity", getter,
+            lambda found: list(lister(name=found, **query)),
         )
 
     return find

@@ -596,3 +596,4 @@ def test_software_configs_and_deployments(heat: Any) -> None:
     heat.software_configs.delete(config.id)
     with pytest.raises(exc.HTTPNotFound):
         heat.software_configs.get(config.id)
+

@@ -9,7 +9,14 @@ from openstack.connection import Connection
 
 from hearth.engine.engine import Engine
 from tests.integration.cloud import neutron_checks
-from tests.integration.cloud.conftest import action, delete, physical_id, update
+from tests.integration.cloud.conftest import (
+    CTX,
+    STACK_TIMEOUT,
+    action,
+    delete,
+    physical_id,
+    update,
+)
 from tests.integration.cloud.neutron_checks import (
     PREFIX,
     assert_nothing_left,
@@ -18,7 +25,7 @@ from tests.integration.cloud.neutron_checks import (
     inventory,
     out,
 )
-from tests.integration.engine.conftest import resources
+from tests.integration.engine.conftest import resources, wait_state
 
 # Looked up by name (a literal, not a reference): unique to this run.
 SG_NAME = f"{PREFIX}-port-sg-{os.getpid()}"
@@ -169,5 +176,29 @@ def test_replacing_a_port_that_pins_its_address_keeps_the_address(
     assert [ip.get("ip_address") for ip in demo_conn.network.get_port(new_id).fixed_ips] == [
         "10.94.0.50"]
     assert demo_conn.network.find_port(old_id) is None
+    assert delete(cloud_engine, stack)[:2] == ("DELETE", "COMPLETE")
+    assert_nothing_left(demo_conn, before)
+
+
+def test_a_rolled_back_replacement_gives_the_address_back(
+    cloud_engine: Engine, demo_conn: Connection
+) -> None:
+    """The replacement fails after the old port gave its fixed IP up: the rollback keeps the
+    old port, which takes its address back (Heat's restore_prev_rsrc)."""
+    before = inventory(demo_conn)
+    pinned = {"network": {"get_resource": "net"},
+              "fixed_ips": [{"subnet": {"get_resource": "subnet"}, "ip_address": "10.94.0.51"}]}
+    stack = create_stack(cloud_engine, "port-back", template(pinned))
+    old_id = physical_id(cloud_engine, stack, "port")
+    # A new MAC replaces the port; the address outside the subnet fails the replacement.
+    failing = {**pinned, "mac_address": "fa:16:3e:00:22:55",
+               "fixed_ips": [{"subnet": {"get_resource": "subnet"}, "ip_address": "10.95.0.9"}]}
+    cloud_engine.update_stack(CTX, stack, template(failing), {},
+                              args={"disable_rollback": False})
+    state = wait_state(cloud_engine, stack, timeout=STACK_TIMEOUT)
+    assert state[:2] == ("ROLLBACK", "COMPLETE"), state
+    assert physical_id(cloud_engine, stack, "port") == old_id
+    assert [ip.get("ip_address") for ip in demo_conn.network.get_port(old_id).fixed_ips] == [
+        "10.94.0.51"]
     assert delete(cloud_engine, stack)[:2] == ("DELETE", "COMPLETE")
     assert_nothing_left(demo_conn, before)

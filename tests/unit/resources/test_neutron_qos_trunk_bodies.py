@@ -84,6 +84,9 @@ class FakeCloud:
     def call(self, fn: Any, *args: Any, service: str | None = None, **kwargs: Any) -> Any:
         return fn(*args, **kwargs)
 
+    def seen_recently(self, key: Any, find: Any, ttl: float = 0) -> Any:
+        return find()  # every lookup reaches the recording network
+
 
 @dataclass
 class CloudContext(FakeResourceContext):

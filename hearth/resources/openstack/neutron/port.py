@@ -152,6 +152,15 @@ class Port(NeutronResource):
         self.data_set("port_fip", json.dumps(found.get(FIXED_IPS) or []))
         self.update_object({FIXED_IPS: []})
 
+    def restore_prev_rsrc(self, replacement_id: str | None) -> None:
+        """A rollback keeps this port: its replacement (if it got made) lets the fixed IPs go
+        and this port takes back those it gave up."""
+        if replacement_id:
+            self.api("PUT", f"{self.path()}/{replacement_id}", {"port": {FIXED_IPS: []}})
+        saved = self.data().get("port_fip")
+        if saved and self.resource_id is not None:
+            self.update_object({FIXED_IPS: json.loads(saved)})
+
     # --- attributes ----------------------------------------------------------------------
 
     def _resolve_attribute(self, name: str) -> Any:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hearth.common.errors import StackValidationFailed
+from hearth.resources.builtin.software import server_transport
 from hearth.resources.definition import ValidationScope
 from hearth.resources.openstack import finders
 from hearth.resources.openstack.nova import (
@@ -56,6 +57,10 @@ class Server(ServerLifecycle):
     attributes_schema = ATTRIBUTES
     # Each costs calls of its own (Neutron lookups, console requests): only when read.
     uncached_attributes = frozenset({"addresses", "networks", "console_urls"})
+    # The agent's settings and the deployments published to the server (software config).
+    metadata_owned_keys = server_transport.OWNED_KEYS
+    # What the agent of a Nova server collects before its transport's collector.
+    default_collectors = ("ec2",)
 
     # --- validation ----------------------------------------------------------------------
 
@@ -65,6 +70,10 @@ class Server(ServerLifecycle):
             scope.name, properties.get("image"), properties.get("block_device_mapping"),
             properties.get("block_device_mapping_v2"),
         )
+        if properties.get("user_data_format") == SOFTWARE_CONFIG:
+            server_transport.check_transport(
+                properties.get(server_transport.TRANSPORT_PROPERTY),
+                properties.get(server_transport.SWIFT_DATA_PROPERTY))
         networks = properties.get("networks") or []
         for entry in networks:
             server_networks.validate_entry(entry, scope.name)
@@ -188,14 +197,18 @@ class Server(ServerLifecycle):
         fmt = str(self.properties.get("user_data_format"))
         content = self.properties.get("user_data")
         metadata = self.context.metadata_get() or {}
-        if fmt == SOFTWARE_CONFIG and isinstance(metadata, dict):
-            # Software deployments publish themselves under this key (their transport is
-            # not built here).
-            metadata.setdefault("deployments", [])
-            self.context.metadata_set(metadata)
+        if fmt == SOFTWARE_CONFIG:
+            # The agent's settings (and the deployments) travel in the user data too.
+            metadata = server_transport.populate(self, self.config_transport(self.properties),
+                                                 self.default_collectors)
         if fmt == RAW:
             return build_user_data(fmt, content, metadata, "")
         return build_user_data(fmt, content, metadata, self.cfn_metadata_url())
+
+    @staticmethod
+    def config_transport(properties: Properties) -> str:
+        return str(properties.get(server_transport.TRANSPORT_PROPERTY)
+                   or server_transport.POLL_SERVER_CFN)
 
     def cfn_metadata_url(self) -> str:
         """Where heat-cfntools reach the CloudFormation metadata API (``<public>/v1/``)."""
@@ -252,6 +265,11 @@ class Server(ServerLifecycle):
         elif "admin_pass" in prop_diff and after.get("admin_pass"):
             rest.server_action(self.cloud, self.resource_id, "changePassword",
                                {"adminPass": after["admin_pass"]})
+        if (server_transport.TRANSPORT_PROPERTY in prop_diff
+                and after.get("user_data_format") == SOFTWARE_CONFIG):
+            server_transport.forget(self)
+            server_transport.populate(self, self.config_transport(after),
+                                      self.default_collectors)
         # The engine computes attributes after the update with this instance: let them
         # see the new definition (``name`` reads the property), as Heat's would.
         self.properties = new_properties

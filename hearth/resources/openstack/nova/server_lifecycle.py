@@ -13,6 +13,7 @@ from typing import Any
 
 from hearth.clients.errors import ResourceInError, ResourceUnknownStatus, is_not_found
 from hearth.common.errors import HearthError, NotFound
+from hearth.resources.builtin.software import server_transport
 from hearth.resources.openstack.base import CloudResource
 from hearth.resources.openstack.nova import rest, server_interfaces, server_networks
 from hearth.resources.openstack.nova.server_updates import Error, status_of, task_state
@@ -87,6 +88,8 @@ class ServerLifecycle(CloudResource):
 
     def handle_delete(self) -> Any:
         self.data_delete(server_networks.EXTERNAL_PORTS)
+        # The agent's credentials (software config transports) go first.
+        server_transport.forget(self)
         if self.resource_id is None:
             self.ports().delete_all_internal()
             return None
