@@ -116,7 +116,9 @@ class DevCloud:
         loader = openstack.config.OpenStackConfig(
             config_files=[str(self.clouds_file)], load_envvars=False
         )
-        return Connection(config=loader.get_one(cloud=cloud))
+        # The devcloud's services close idle keep-alive connections: a call that meets
+        # one closing is sent again rather than failing the test with a reset.
+        return Connection(config=loader.get_one(cloud=cloud, connect_retries=3))
 
 
 @pytest.fixture(scope="session")
