@@ -84,7 +84,8 @@ def serving(data_dir: Path, *, start_timeout: float = 60.0) -> Iterator[Server]:
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "hearth.cli.main", "serve",
-             "--bind", f"127.0.0.1:{port}", "--data-dir", str(data_dir),
+             "--bind", f"127.0.0.1:{port}", "--cfn-bind", "127.0.0.1:0",
+             "--data-dir", str(data_dir),
              "--config", str(conf)],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             cwd=str(machine.REPO),

@@ -21,6 +21,7 @@ from hearth.common.config import data_dir, load_config
 
 if TYPE_CHECKING:
     from hearth.engine.engine import Engine
+    from hearth.rpc.protocol import EngineAPI
 
 LOG = logging.getLogger("hearth.serve")
 DEFAULT_BIND = "127.0.0.1:8004"
@@ -45,6 +46,11 @@ def register(commands: Any) -> None:
         "bind_host/bind_port from the config)",
     )
     serve.add_argument(
+        "--cfn-bind", type=parse_bind, default=os.environ.get("HEARTH_CFN_BIND"),
+        help="HOST:PORT of the CloudFormation-compatible API (env HEARTH_CFN_BIND; default "
+        "127.0.0.1:8000 or [cfn_api] bind from the config; port 0 picks a free one)",
+    )
+    serve.add_argument(
         "--data-dir", default=os.environ.get("HEARTH_DATA_DIR"),
         help="folder for the SQLite database (env HEARTH_DATA_DIR; default "
         "~/.local/share/hearth)",
@@ -67,6 +73,9 @@ def server_config(args: argparse.Namespace) -> cfg.ConfigOpts:
     bind = args.bind if not isinstance(args.bind, str) else parse_bind(args.bind)
     if bind:
         overrides += [("bind_host", "api", bind[0]), ("bind_port", "api", bind[1])]
+    cfn_bind = args.cfn_bind if not isinstance(args.cfn_bind, str) else parse_bind(args.cfn_bind)
+    if cfn_bind:
+        overrides.append(("bind", "cfn_api", f"{cfn_bind[0]}:{cfn_bind[1]}"))
     return load_config(files, overrides)
 
 
@@ -79,6 +88,9 @@ class RunningServer:
     thread: threading.Thread | None = None
     # More API threads while calls wait on an API that may be this one (remote stacks).
     spares: SpareThreads | None = None
+    # The CFN query API on its own port ([cfn_api]), when enabled.
+    cfn_server: Any = None
+    cfn_thread: threading.Thread | None = None
 
     @property
     def port(self) -> int:
@@ -88,12 +100,23 @@ class RunningServer:
     def url(self) -> str:
         return f"http://{self.server.effective_host}:{self.port}"
 
+    @property
+    def cfn_url(self) -> str | None:
+        """``http://host:port`` of the CFN API (its actions are under ``/v1/``)."""
+        if self.cfn_server is None:
+            return None
+        return _http_url(str(self.cfn_server.effective_host), int(self.cfn_server.effective_port))
+
     def stop(self) -> None:
         if self.spares is not None:
             self.spares.close()
         close_server(self.server)
         if self.thread is not None:
             self.thread.join(timeout=10)
+        if self.cfn_server is not None:
+            close_server(self.cfn_server)
+        if self.cfn_thread is not None:
+            self.cfn_thread.join(timeout=10)
         self.engine.stop()
 
 
@@ -139,7 +162,6 @@ def start_server(conf: cfg.ConfigOpts, *, background: bool = False) -> RunningSe
 
     from hearth.api.app import build_app
     from hearth.engine.engine import Engine
-    from hearth.rpc.protocol import EngineAPI
 
     Path(data_dir(conf)).mkdir(parents=True, exist_ok=True)
     ensure_encryption_key(conf)
@@ -160,15 +182,39 @@ def start_server(conf: cfg.ConfigOpts, *, background: bool = False) -> RunningSe
     running = RunningServer(engine, server, spares=spares.register())
     if not conf.api.public_url:
         # Signal URLs name the address really bound (bind_port 0 picks a free port).
-        host = str(server.effective_host)
-        host = f"[{host}]" if ":" in host else host
-        engine.core.settings.public_url = f"http://{host}:{running.port}"
+        engine.core.settings.public_url = _http_url(str(server.effective_host), running.port)
+    if conf.cfn_api.enabled:
+        _start_cfn(running, api_engine, conf)
     if background:
         running.thread = threading.Thread(
             target=_run_until_closed, args=(server,), name="hearth-api", daemon=True
         )
         running.thread.start()
     return running
+
+
+def _http_url(host: str, port: int) -> str:
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}"
+
+
+def _start_cfn(running: RunningServer, engine: EngineAPI, conf: cfg.ConfigOpts) -> None:
+    """The CFN API's own server, in a thread of its own."""
+    from waitress.server import create_server
+
+    from hearth.api.cfn.app import build_cfn_app_from_config
+
+    host, port = parse_bind(str(conf.cfn_api.bind))
+    running.cfn_server = create_server(
+        build_cfn_app_from_config(engine, conf), host=host, port=port,
+        threads=conf.cfn_api.threads, channel_timeout=conf.api.keepalive_timeout,
+        ident="hearth-cfn", clear_untrusted_proxy_headers=True,
+    )
+    if not conf.cfn_api.public_url:
+        running.engine.core.settings.cfn_public_url = running.cfn_url
+    running.cfn_thread = threading.Thread(
+        target=_run_until_closed, args=(running.cfn_server,), name="hearth-cfn", daemon=True
+    )
+    running.cfn_thread.start()
 
 
 def _run_until_closed(server: Any) -> None:
@@ -203,6 +249,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, shutdown)
     LOG.info("Hearth API on %s/v1/ (auth: %s, database: %s)", running.url,
              conf.api.auth_strategy, "sqlite" if not conf.database.connection else "configured")
+    if running.cfn_url:
+        LOG.info("CFN API on %s/v1/", running.cfn_url)
     try:
         running.server.run()
     except OSError:

@@ -193,9 +193,28 @@ API_OPTS: list[cfg.Opt] = [
     ),
 ]
 
+CFN_API_OPTS: list[cfg.Opt] = [
+    cfg.BoolOpt("enabled", default=True,
+                help="Serve the CloudFormation-compatible query API (heat-api-cfn) too."),
+    cfg.StrOpt("bind", default="127.0.0.1:8000",
+               help="HOST:PORT the CFN API listens on (port 0: a free one)."),
+    cfg.IntOpt("threads", default=4, min=1, help="Requests the CFN API serves at once."),
+    cfg.URIOpt(
+        "public_url", schemes=["http", "https"],
+        help="The CFN API's address as servers reach it (pre-signed wait condition URLs, "
+        "the metadata URL of POLL_SERVER_CFN). Default: http://<bind> as bound.",
+    ),
+    cfg.ListOpt(
+        "ec2_credentials", default=[], secret=True,
+        help="Without Keystone (auth_strategy noauth): the EC2 keypairs signed requests may "
+        "use, each ACCESS:SECRET:PROJECT. With Keystone, Keystone's EC2 credentials are used.",
+    ),
+]
+
 GROUPS: dict[str, list[cfg.Opt]] = {
     "DEFAULT": [*DEFAULT_OPTS, *DEFERRED_AUTH_OPTS, *STACK_DOMAIN_OPTS],
     "api": API_OPTS,
+    "cfn_api": CFN_API_OPTS,
     "database": DATABASE_OPTS,
     "yaql": YAQL_OPTS,
     "revision": REVISION_OPTS,
@@ -249,6 +268,15 @@ def api_public_url(conf: cfg.ConfigOpts) -> str:
         return str(conf.api.public_url).rstrip("/")
     host = str(conf.api.bind_host)
     return f"http://{f'[{host}]' if ':' in host else host}:{conf.api.bind_port}"
+
+
+def cfn_public_url(conf: cfg.ConfigOpts) -> str | None:
+    """``[cfn_api] public_url``, else its bind address; None when the CFN API is off."""
+    if not conf.cfn_api.enabled:
+        return None
+    if conf.cfn_api.public_url:
+        return str(conf.cfn_api.public_url).rstrip("/")
+    return f"http://{conf.cfn_api.bind}"
 
 
 def database_url(conf: cfg.ConfigOpts) -> str:

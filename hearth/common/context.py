@@ -23,6 +23,8 @@ class RequestContext:
     auth_token: str | None = field(default=None, repr=False)
     region_name: str | None = None
     request_id: str = field(default_factory=lambda: f"req-{uuid.uuid4()}")
+    # The EC2 access key a CFN API request was signed with (stack users' access rules).
+    ec2_access_key: str | None = None
 
     @property
     def tenant(self) -> str:
@@ -38,6 +40,7 @@ class RequestContext:
             "is_admin": self.is_admin,
             "region_name": self.region_name,
             "request_id": self.request_id,
+            "ec2_access_key": self.ec2_access_key,
         }
 
     @classmethod
@@ -50,6 +53,7 @@ class RequestContext:
             is_admin=bool(data.get("is_admin", False)),
             region_name=data.get("region_name"),
             request_id=data.get("request_id") or f"req-{uuid.uuid4()}",
+            ec2_access_key=data.get("ec2_access_key"),
         )
 
     @classmethod

@@ -15,7 +15,7 @@ from oslo_config import cfg
 
 from hearth.clients.manager import CloudClients
 from hearth.clients.settings import ClientSettings
-from hearth.common.config import EngineLimits, api_public_url
+from hearth.common.config import EngineLimits, api_public_url, cfn_public_url
 from hearth.common.policy import Policy
 from hearth.engine.cloud_access import StackClouds
 from hearth.engine.journal import Journal
@@ -42,6 +42,8 @@ class EngineSettings:
     limits: EngineLimits = field(default_factory=EngineLimits)
     # Where signal URLs point (the API's public address).
     public_url: str = "http://127.0.0.1:8004"
+    # The CFN API's public address (pre-signed wait condition URLs); None when not served.
+    cfn_public_url: str | None = None
     # How resources reach other OpenStack services.
     clients: ClientSettings = field(default_factory=ClientSettings)
 
@@ -55,6 +57,7 @@ class EngineSettings:
             encrypt=conf.encrypt_parameters_and_properties,
             limits=EngineLimits.from_config(conf),
             public_url=api_public_url(conf),
+            cfn_public_url=cfn_public_url(conf),
             clients=ClientSettings.from_config(conf),
         )
 

@@ -20,6 +20,7 @@ def server_conf(data_dir: Path, **extra: Any) -> Any:
     overrides: list[tuple[str, str | None, object]] = [
         ("data_dir", None, str(data_dir)),
         ("bind_port", "api", 0),
+        ("bind", "cfn_api", "127.0.0.1:0"),
         ("heartbeat_interval", None, 0.5),
         ("enable_stack_abandon", None, True),
         ("enable_stack_adopt", None, True),

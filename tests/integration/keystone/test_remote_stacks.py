@@ -75,7 +75,8 @@ def served(keystone: Keystone, region: str,  # noqa: F811
         f"password = {SERVICE[1]}\n\n" + AUTHTOKEN_CONF
     )
     conf = load_config([conf_file], [("data_dir", None, str(Path(tmp) / "data")),
-                                     ("bind_port", "api", 0), ("threads", "api", 1)])
+                                     ("bind_port", "api", 0), ("threads", "api", 1),
+                                     ("bind", "cfn_api", "127.0.0.1:0")])
     with serving(conf) as running:
         service = keystone.get("/services", "services", type="orchestration")[0]
         keystone._call("POST", "/endpoints", json={"endpoint": {
