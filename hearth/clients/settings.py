@@ -80,6 +80,8 @@ class ClientSettings:
     delegated_roles: tuple[str, ...] = ()
     keystone_auth: bool = False
     stack_domain: StackDomain | None = None
+    # The role of stack users (``heat_stack_user_role``): the API restricts its holders.
+    stack_user_role: str = "heat_stack_user"
 
     def service(self, service_type: str) -> ServiceOptions:
         return self.services.get(service_type, self.default_service)
@@ -131,6 +133,7 @@ class ClientSettings:
             delegated_roles=tuple(conf.trusts_delegated_roles),
             keystone_auth=conf.api.auth_strategy == "keystone",
             stack_domain=stack_domain,
+            stack_user_role=conf.heat_stack_user_role,
         )
 
 

@@ -8,11 +8,22 @@ Every call goes to the configured Keystone URL (no catalog lookup); Keystone's e
 
 from __future__ import annotations
 
+import json
 import logging
+import secrets
+import string
 import threading
+import uuid
 from typing import Any
 
-from hearth.clients.errors import CloudError, Forbidden, is_conflict, is_not_found, translate
+from hearth.clients.errors import (
+    CloudError,
+    Forbidden,
+    NotFound,
+    is_conflict,
+    is_not_found,
+    translate,
+)
 from hearth.clients.settings import ClientSettings, StackDomain
 
 LOG = logging.getLogger(__name__)
@@ -29,6 +40,16 @@ USER_OPTIONS = {
     "ignore_password_expiry": True,
     "ignore_lockout_failure_attempts": True,
 }
+
+
+# An EC2 secret: letters and digits only, so that it survives config files, shells and URLs
+# unquoted (the length and alphabet of Heat's generated passwords).
+SECRET_ALPHABET = string.ascii_letters + string.digits
+SECRET_LENGTH = 32
+
+
+def ec2_secret() -> str:
+    return "".join(secrets.choice(SECRET_ALPHABET) for _ in range(SECRET_LENGTH))
 
 
 def project_name(owner_project_id: str, stack_id: str) -> str:
@@ -164,16 +185,51 @@ class StackDomainClient:
         return user_id
 
     def delete_user(self, user_id: str) -> None:
-        """Remove a user of the stack domain (gone already: done; of another domain: refused)."""
+        """Remove a user of the stack domain (gone already: done; of another domain: refused).
+        Keystone removes the user's credentials (EC2 keypairs) with it."""
+        if self._domain_user(user_id) is not None:
+            self._delete(f"/users/{user_id}")
+
+    def _domain_user(self, user_id: str) -> dict[str, Any] | None:
+        """The user if it exists and is of the stack domain (None: gone; else: refused)."""
         try:
-            user = self._call("GET", f"/users/{user_id}")["user"]
+            user = dict(self._call("GET", f"/users/{user_id}")["user"])
+        except CloudError as exc:
+            if is_not_found(exc):
+                return None
+            raise
+        if user.get("domain_id") != self.domain_id():
+            raise Forbidden(f"User {user_id} is not in the stack user domain", 403, "identity")
+        return user
+
+    def set_user_enabled(self, user_id: str, enabled: bool) -> None:
+        """Enable or disable a user of the stack domain (suspend / resume)."""
+        if self._domain_user(user_id) is None:
+            raise NotFound(f"Could not find user: {user_id}.", 404, "identity")
+        self._call("PATCH", f"/users/{user_id}", json={"user": {"enabled": enabled}})
+
+    def create_ec2_keypair(self, user_id: str, project_id: str) -> tuple[str, str, str]:
+        """An EC2 credential of a stack domain user in ``project_id``: (credential id,
+        access, secret). Keystone keeps the pair in the credential's blob and derives the
+        credential's id from the access key."""
+        access, secret = uuid.uuid4().hex, ec2_secret()
+        body = {"credential": {"type": "ec2", "user_id": user_id, "project_id": project_id,
+                               "blob": json.dumps({"access": access, "secret": secret})}}
+        made = self._call("POST", "/credentials", json=body)["credential"]
+        return str(made["id"]), access, secret
+
+    def delete_ec2_keypair(self, credential_id: str) -> None:
+        """Remove an EC2 credential of a stack domain user (gone already: done)."""
+        try:
+            credential = self._call("GET", f"/credentials/{credential_id}")["credential"]
         except CloudError as exc:
             if is_not_found(exc):
                 return
             raise
-        if user.get("domain_id") != self.domain_id():
-            raise Forbidden(f"User {user_id} is not in the stack user domain", 403, "identity")
-        self._delete(f"/users/{user_id}")
+        # Only the stack domain's own: the domain admin may see others' credentials too.
+        if self._domain_user(str(credential.get("user_id"))) is None:
+            return  # the user is gone, and Keystone removed its credentials with it
+        self._delete(f"/credentials/{credential_id}")
 
     def delete_project(self, project_id: str) -> None:
         """The project and the users left in it (only a project of the stack domain)."""

@@ -42,7 +42,10 @@ class Engine:
         self.previews = Previews(self.stacks)
         self.data = StackData(core, self.actions, self.stacks)
         self.signals = ResourceSignals(core, self.actions, self.stacks)
-        self.reader = StackReader(core.db, lambda: core.encryptor, core.limits)
+        self.reader = StackReader(
+            core.db, lambda: core.encryptor, core.limits,
+            stack_user_role=core.settings.clients.stack_user_role,
+        )
         self.liveness = Liveness(core, self.actions)
         self.software = SoftwareService(
             core.db,

@@ -31,7 +31,7 @@ def _state(row: ResourceRow) -> tuple[str, str]:
     return (row.action or states.INIT, row.status or states.COMPLETE)
 
 
-def _reference(row: ResourceRow) -> str:
+def reference_of(row: ResourceRow) -> str:
     """What get_resource gave for the row when it was last stored (its cached reference)."""
     cached = row.attr_data.get("ref") if isinstance(row.attr_data, dict) else None
     if cached is not None:
@@ -55,7 +55,7 @@ def find(session: Session, stack_id: str, reference: str) -> ResourceRow | None:
     if by_name is not None and _state(by_name) in LOOKUP_STATES:
         return by_name
     for row in queries.current_resources(session, stack_id):
-        if _state(row) in LOOKUP_STATES and _reference(row) == reference:
+        if _state(row) in LOOKUP_STATES and reference_of(row) == reference:
             return row
     return None
 

@@ -29,6 +29,7 @@ from hearth.common.errors import (
 )
 from hearth.common.identifier import Identity
 from hearth.engine import formatting as fmt
+from hearth.engine import peers
 from hearth.engine.stack_filters import (
     STACK_SORT_KEYS,
     Filters,
@@ -46,6 +47,12 @@ from hearth.engine.stack_views import (
     template_outputs,
 )
 from hearth.engine.stored_templates import StoredTemplates
+from hearth.resources.iam_access import (
+    ACCESS_KEY_TYPE,
+    IAM_TYPES,
+    IamResource,
+    access_key_allows,
+)
 from hearth.resources.stack_users_api import USER_ID_KEY
 from hearth.store import locks, queries
 from hearth.store import stacks as stack_store
@@ -126,10 +133,13 @@ class StackReader:
         db: Database,
         encryptor_getter: Callable[[], Encryptor | None],
         limits: EngineLimits,
+        *,
+        stack_user_role: str = "heat_stack_user",
     ) -> None:
         self._db = db
         self._encryptor = encryptor_getter
         self._limits = limits
+        self._stack_user_role = stack_user_role
 
     # --- finding stacks ----------------------------------------------------------------
 
@@ -401,6 +411,10 @@ class StackReader:
     ) -> tuple[_StackResources, Resource]:
         stack = self._get_stack(session, ctx, stack_identity)
         rs = _StackResources.load(session, stack)
+        # As Heat, a stack user is checked before the resource is looked for (it learns
+        # nothing of the names it may not read).
+        if self._is_stack_user(ctx, stack):
+            self._check_stack_user(session, ctx, rs, name)
         row = rs.find(name)
         if row is None:
             raise ResourceNotFound(name, stack.name)
@@ -440,19 +454,50 @@ class StackReader:
         self, ctx: RequestContext, stack_identity: IdentityArg, resource_name: str
     ) -> Any:
         with self._db.session(readonly=True) as session:
-            rs, row = self._resource(session, ctx, stack_identity, resource_name)
-            if not ctx.is_admin and ctx.project_id != rs.stack.tenant:
-                self._check_stack_user(session, ctx, row)
+            _rs, row = self._resource(session, ctx, stack_identity, resource_name)
             return fmt.resource_metadata(row)
 
-    def _check_stack_user(self, session: Session, ctx: RequestContext, row: Resource) -> None:
-        """A stack user (in through the stack's user project) reads only the metadata of the
-        resource that made it, as Heat's ``access_allowed``: other servers' metadata holds
-        their deployments' inputs."""
-        stored = session.scalars(select(ResourceData).where(
-            ResourceData.resource_id == row.id, ResourceData.key == USER_ID_KEY))
-        if decode_data(stored, self._encryptor()).get(USER_ID_KEY) != ctx.user_id:
-            raise Forbidden(f"resource {row.name}")
+    def _is_stack_user(self, ctx: RequestContext, stack: Stack) -> bool:
+        """Whether the caller's reads of resources are restricted: a stack user (Heat's test:
+        the role) or anyone in through the stack's user project."""
+        if ctx.is_admin:
+            return False
+        return ctx.project_id != stack.tenant or self._stack_user_role in ctx.roles
+
+    def _check_stack_user(
+        self, session: Session, ctx: RequestContext, rs: _StackResources, name: str
+    ) -> None:
+        """A stack user reads only the resource that made it (other servers' metadata holds
+        their deployments' inputs), or what the AWS::IAM::AccessKey it signed with allows
+        (Heat's ``access_allowed`` by user id, then by EC2 access key)."""
+        row = rs.find(name)
+        if row is not None and ctx.user_id:
+            stored = session.scalars(select(ResourceData).where(
+                ResourceData.resource_id == row.id, ResourceData.key == USER_ID_KEY))
+            if decode_data(stored, self._encryptor()).get(USER_ID_KEY) == ctx.user_id:
+                return
+        if ctx.ec2_access_key and self._access_key_allows(session, rs, ctx.ec2_access_key, name):
+            return
+        raise Forbidden(f"resource {name}")
+
+    def _access_key_allows(
+        self, session: Session, rs: _StackResources, access_key: str, name: str
+    ) -> bool:
+        # Properties are loaded only when the stack has that key (agents poll often).
+        if not any(r.resource_type == ACCESS_KEY_TYPE and r.physical_resource_id == access_key
+                   for r in rs.rows):
+            return False
+        iam = [
+            IamResource(
+                name=r.name, type=r.resource_type or "", physical_id=r.physical_resource_id,
+                reference=peers.reference_of(r),
+                properties=load_properties(session, r.rsrc_prop_data_id, self._encryptor())
+                or {},
+            )
+            for r in rs.rows
+            if r.resource_type in IAM_TYPES
+        ]
+        return access_key_allows(iam, access_key, name)
 
     def find_physical_resource(
         self, ctx: RequestContext, physical_resource_id: str

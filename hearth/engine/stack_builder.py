@@ -391,6 +391,7 @@ class BoundStack:
         if duplicates:
             raise StackValidationFailed(f"Duplicate names {duplicates}")
         section = tmpl.section_name("resources")
+        types = self._resource_types()
         for name, defn in resources.items():
             try:
                 validate_resource_functions(self.definition, defn)
@@ -421,6 +422,7 @@ class BoundStack:
                     context=cloud,
                     environment=self.env,
                     files=self.source.files,
+                    resources=types,
                 )
             except StackValidationFailed as exc:
                 if strict or exc.error != "Property error" or len(exc.path) < 2:
@@ -434,6 +436,18 @@ class BoundStack:
             base.validate(output.value, self.definition)
         _ = self.graph
         self._validate_children()
+
+    def _resource_types(self) -> dict[str, str]:
+        """Every resource's stored type, for plugins that check references to others (an
+        access policy's resources); a type that does not resolve is reported where its own
+        resource is checked, so here it is only named."""
+        types: dict[str, str] = {}
+        for name, defn in self.resources.items():
+            try:
+                types[name] = self.resource_type(name)
+            except HearthError:
+                types[name] = str(defn.type)
+        return types
 
     def _validate_children(self) -> None:
         """Nested stacks are checked with their parent, so that nothing is created when a

@@ -17,7 +17,7 @@ from sqlalchemy import update
 from hearth.clients.stack_domain import StackDomainClient, user_name
 from hearth.common.errors import HearthError
 from hearth.engine.core import EngineCore
-from hearth.resources.stack_users_api import StackUserCredentials
+from hearth.resources.stack_users_api import Ec2Keypair, StackUserCredentials
 from hearth.store.models import Stack as StackRow
 
 LOG = logging.getLogger(__name__)
@@ -109,6 +109,20 @@ class EngineStackUsers:
 
     def delete_user(self, user_id: str) -> None:
         self._client().delete_user(user_id)
+
+    def create_ec2_keypair(self, user_id: str) -> Ec2Keypair:
+        client = self._client()
+        credential_id, access, secret = client.create_ec2_keypair(user_id, self._project(client))
+        return Ec2Keypair(credential_id=credential_id, access=access, secret=secret)
+
+    def delete_ec2_keypair(self, credential_id: str) -> None:
+        self._client().delete_ec2_keypair(credential_id)
+
+    def enable_user(self, user_id: str) -> None:
+        self._client().set_user_enabled(user_id, True)
+
+    def disable_user(self, user_id: str) -> None:
+        self._client().set_user_enabled(user_id, False)
 
 
 def _drop_project(client: StackDomainClient, project_id: str) -> None:

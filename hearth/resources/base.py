@@ -152,12 +152,14 @@ class Resource:
         context: Any = None,
         environment: Environment | None = None,
         files: Mapping[str, str] | None = None,
+        resources: Mapping[str, str] | None = None,
     ) -> None:
         """Check one resource definition as Heat does before a stack create or update.
 
         Deletion policy, update policy, properties (values too when ``strict``; only the
         names otherwise, as POST /validate does), then the plugin's ``validate`` hook (only
-        when ``strict``; it sees the stack's ``environment`` and ``files`` in its scope).
+        when ``strict``; it sees the stack's ``environment``, ``files`` and ``resources``
+        (name -> type) in its scope).
         Raises StackValidationFailed with Heat's full path and message.
         """
         definition.validate_definition(
@@ -175,6 +177,7 @@ class Resource:
             context=context,
             environment=environment,
             files=files,
+            resources=resources,
         )
 
     @classmethod

@@ -44,6 +44,8 @@ class ValidationScope:
     # The stack's environment and files map (None when checked without a stack).
     environment: Environment | None = None
     files: Mapping[str, str] | None = None
+    # The stack's resources, name -> type (None when checked without a stack).
+    resources: Mapping[str, str] | None = None
 
 
 def section_name(section: str, cfn: bool) -> str:
@@ -102,6 +104,7 @@ def validate_definition(
     context: Any = None,
     environment: Environment | None = None,
     files: Mapping[str, str] | None = None,
+    resources: Mapping[str, str] | None = None,
 ) -> None:
     """Heat's checks of one definition; see ``Resource.validate_definition``.
 
@@ -121,5 +124,6 @@ def validate_definition(
         raise at_resource(exc, name, cfn) from None
     if strict:
         cls.validate(
-            props, ValidationScope(name, type_name, stack_timeout, environment, files)
+            props,
+            ValidationScope(name, type_name, stack_timeout, environment, files, resources),
         )

@@ -4,7 +4,8 @@ per stack tree (the stack's ``stack_user_project_id``), with the role ``heat_sta
 
 Through the API they may signal the resources of their stack, and read the metadata of the
 one resource whose data holds their id under ``USER_ID_KEY`` (Heat's key: keep the id there),
-and nothing else."""
+and nothing else. A stack user may also hold EC2 keypairs (Keystone credentials of type
+``ec2``), with which the CFN API's callers sign requests (AWS::IAM::AccessKey)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,13 @@ class StackUserCredentials:
     region_name: str | None = None
 
 
+@dataclass(frozen=True)
+class Ec2Keypair:
+    credential_id: str
+    access: str
+    secret: str = field(repr=False)
+
+
 class StackUsers(Protocol):
     def configured(self) -> str | None:
         """None when a stack user domain is configured; else why not (options to set)."""
@@ -38,4 +46,18 @@ class StackUsers(Protocol):
 
     def delete_user(self, user_id: str) -> None:
         """Remove the user (already gone: nothing happens)."""
+        ...
+
+    def create_ec2_keypair(self, user_id: str) -> Ec2Keypair:
+        """A new EC2 keypair of a stack user, in the stack's project."""
+        ...
+
+    def delete_ec2_keypair(self, credential_id: str) -> None:
+        """Remove an EC2 keypair (already gone: nothing happens)."""
+        ...
+
+    def enable_user(self, user_id: str) -> None: ...
+
+    def disable_user(self, user_id: str) -> None:
+        """The user can no longer authenticate (its keypairs neither) until enabled again."""
         ...

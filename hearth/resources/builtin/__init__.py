@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from hearth.resources.base import Resource
 from hearth.resources.builtin import autoscaling, software
+from hearth.resources.builtin.access_policy import AccessPolicy
 from hearth.resources.builtin.delay import Delay
 from hearth.resources.builtin.heat_stack import RemoteStack
+from hearth.resources.builtin.iam import AccessKey, User
 from hearth.resources.builtin.none_resource import NoneResource
 from hearth.resources.builtin.random_string import RandomString
 from hearth.resources.builtin.resource_chain import ResourceChain
@@ -40,6 +42,9 @@ def resource_mapping() -> dict[str, type[Resource]]:
         "OS::Heat::UpdateWaitConditionHandle": UpdateWaitConditionHandle,
         "AWS::CloudFormation::WaitCondition": WaitCondition,
         "AWS::CloudFormation::WaitConditionHandle": WaitConditionHandle,
+        "AWS::IAM::User": User,
+        "AWS::IAM::AccessKey": AccessKey,
+        "OS::Heat::AccessPolicy": AccessPolicy,
         **autoscaling.resource_mapping(),
         **software.resource_mapping(),
     }

@@ -50,6 +50,9 @@ BUILTIN = [
     "OS::Heat::SoftwareDeploymentGroup",
     "OS::Heat::StructuredDeploymentGroup",
     "OS::Heat::DeployedServer",
+    "AWS::IAM::User",
+    "AWS::IAM::AccessKey",
+    "OS::Heat::AccessPolicy",
 ]
 
 # One resource ``r`` per case (plus ``other`` resources it may reference). ``unresolved``
