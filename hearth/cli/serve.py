@@ -201,11 +201,9 @@ def _start_cfn(running: RunningServer, engine: EngineAPI, conf: cfg.ConfigOpts) 
     """The CFN API's own server, in a thread of its own."""
     from waitress.server import create_server
 
-    from hearth.api.cfn.app import build_cfn_app_from_config
-
     host, port = parse_bind(str(conf.cfn_api.bind))
     running.cfn_server = create_server(
-        build_cfn_app_from_config(engine, conf), host=host, port=port,
+        _cfn_app(engine, conf), host=host, port=port,
         threads=conf.cfn_api.threads, channel_timeout=conf.api.keepalive_timeout,
         ident="hearth-cfn", clear_untrusted_proxy_headers=True,
     )
@@ -215,6 +213,40 @@ def _start_cfn(running: RunningServer, engine: EngineAPI, conf: cfg.ConfigOpts) 
         target=_run_until_closed, args=(running.cfn_server,), name="hearth-cfn", daemon=True
     )
     running.cfn_thread.start()
+
+
+def _cfn_app(engine: EngineAPI, conf: cfg.ConfigOpts) -> Any:
+    """The CFN app with the signature checker the auth strategy calls for."""
+    from hearth.api.cfn.app import CfnState, build_cfn_app
+    from hearth.api.cfn.signature import (
+        KeystoneChecker,
+        LocalChecker,
+        SignatureChecker,
+        Unconfigured,
+    )
+    from hearth.clients.credentials import trustee_session
+    from hearth.clients.settings import ClientSettings, keystone_v3_url
+    from hearth.common.policy import Policy
+
+    checker: SignatureChecker
+    if conf.api.auth_strategy == "keystone":
+        url = keystone_v3_url(conf)
+        settings = ClientSettings.from_config(conf)
+        if url and settings.trustee is not None:
+            checker = KeystoneChecker(url, trustee_session(settings))
+        else:
+            # Served all the same: each request is told what to configure.
+            checker = Unconfigured(
+                "The CFN API checks signatures through Keystone as Hearth's service user: "
+                "set [trustee] auth_url, username and password")
+    else:
+        checker = LocalChecker(conf.cfn_api.ec2_credentials, conf.api.noauth_user,
+                               conf.api.noauth_roles)
+    return build_cfn_app(CfnState(
+        engine=engine, policy=Policy(conf), checker=checker,
+        max_body_size=int(conf.max_json_body_size),
+        max_template_size=int(conf.max_template_size),
+    ))
 
 
 def _run_until_closed(server: Any) -> None:

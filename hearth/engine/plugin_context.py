@@ -6,11 +6,13 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from hearth.common.ec2_presign import presigned_url
 from hearth.common.errors import HearthError
+from hearth.common.identifier import Identity
 from hearth.engine import peers
 from hearth.engine.core import EngineCore
 from hearth.engine.records import ResourceRecord
-from hearth.resources.context import physical_resource_name
+from hearth.resources.context import WAITCONDITION, physical_resource_name
 from hearth.store import batch
 from hearth.store import resources as resource_store
 from hearth.template.environment import Environment
@@ -195,6 +197,15 @@ class EngineResourceContext:
     def signal_url(self, kind: str, secret: str) -> str:
         base = self._core.settings.public_url.rstrip("/")
         return f"{base}/v1/{kind}/{self.resource_uuid}/{secret}"
+
+    def cfn_signal_url(self, kind: str, access: str, secret: str) -> str | None:
+        base = self._core.settings.cfn_public_url
+        if not base:
+            return None
+        arn = Identity(self.tenant, self.stack_name, self.stack_id,
+                       f"/resources/{self._record.name}").arn()
+        verb = "PUT" if kind == WAITCONDITION else "POST"
+        return presigned_url(base, f"/v1/{kind}/{arn}", verb, access, secret)
 
     def drive_peer(self, reference: str, request: Mapping[str, Any]) -> bool:
         from hearth.engine import peer_requests  # it builds contexts of this class

@@ -95,6 +95,12 @@ class ResourceContext(Protocol):
 
     # --- signals without a Keystone token, and other resources of the same stack ---
 
+    def cfn_signal_url(self, kind: str, access: str, secret: str) -> str | None:
+        """The CFN API's URL for signals to this resource (``kind`` "waitcondition", PUT, or
+        "signal", POST), pre-signed with the EC2 keypair of one of the stack's users; None
+        when the CFN API is not served."""
+        ...
+
     def signal_url(self, kind: str, secret: str) -> str:
         """The public URL ``{public_url}/v1/{kind}/{resource_uuid}/{secret}`` (SECRET_URL_KINDS).
 

@@ -241,29 +241,3 @@ def build_cfn_app(state: CfnState) -> falcon.App[Any, Any]:
     app.add_sink(SignalEndpoint(state), r"/v1/(waitcondition|signal)/")
     return app
 
-
-def build_cfn_app_from_config(engine: EngineAPI, conf: Any) -> falcon.App[Any, Any]:
-    """The CFN app with the signature checker the auth strategy calls for."""
-    from hearth.api.cfn.signature import KeystoneChecker, LocalChecker, Unconfigured
-    from hearth.clients.credentials import trustee_session
-    from hearth.clients.settings import ClientSettings, keystone_v3_url
-
-    checker: SignatureChecker
-    if conf.api.auth_strategy == "keystone":
-        url = keystone_v3_url(conf)
-        settings = ClientSettings.from_config(conf)
-        if url and settings.trustee is not None:
-            checker = KeystoneChecker(url, trustee_session(settings))
-        else:
-            # Served all the same: each request is told what to configure.
-            checker = Unconfigured(
-                "The CFN API checks signatures through Keystone as Hearth's service user: "
-                "set [trustee] auth_url, username and password")
-    else:
-        checker = LocalChecker(conf.cfn_api.ec2_credentials, conf.api.noauth_user,
-                               conf.api.noauth_roles)
-    return build_cfn_app(CfnState(
-        engine=engine, policy=Policy(conf), checker=checker,
-        max_body_size=int(conf.max_json_body_size),
-        max_template_size=int(conf.max_template_size),
-    ))

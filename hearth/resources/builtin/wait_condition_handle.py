@@ -21,6 +21,7 @@ from hearth.resources.context import SIGNAL, WAITCONDITION, signal_token_key
 from hearth.resources.definition import ValidationScope
 from hearth.resources.properties import Properties
 from hearth.resources.schema import PropertySchema
+from hearth.resources.stack_users_api import USER_ID_KEY
 from hearth.resources.support import SupportStatus
 from hearth.template.constraints import AllowedValues
 
@@ -267,8 +268,18 @@ def _check_transport(transport: Any, name: str) -> None:
 # --- AWS::CloudFormation::WaitConditionHandle and OS::Heat::UpdateWaitConditionHandle ------
 
 
+# Resource data of a handle whose URL is pre-signed with a stack user's EC2 keypair.
+SIGNED_URL_KEY, CREDENTIAL_ID_KEY = "ec2_signed_url", "credential_id"
+
+
 class WaitConditionHandle(BaseWaitConditionHandle):
-    """The CloudFormation handle: its reference is the URL to PUT (or POST) signals to."""
+    """The CloudFormation handle: its reference is the URL to PUT (or POST) signals to.
+
+    With a stack user domain (Keystone) and the CFN API served, that is Heat's URL: the CFN
+    API's ``/v1/waitcondition/<handle ARN>`` pre-signed with the EC2 keypair of a stack user
+    made for the handle (cfn-signal PUTs there; the keypair and user go with the handle).
+    Otherwise it is Hearth's secret URL on the Orchestration API.
+    """
 
     type_description = (
         "AWS WaitConditionHandle resource.\n\n"
@@ -282,9 +293,43 @@ class WaitConditionHandle(BaseWaitConditionHandle):
     metadata_keys = ("Data", "Reason", "Status", "UniqueId")
     signal_kind = WAITCONDITION
 
+    def handle_create(self) -> None:
+        super().handle_create()
+        if self.context.stack_users.configured() is None:
+            self._make_signed_url()
+
+    def _make_signed_url(self) -> None:
+        users = self.context.stack_users
+        user = users.create_user(secrets.token_urlsafe(SECRET_BYTES))
+        self.data_set(USER_ID_KEY, user.user_id)
+        keypair = users.create_ec2_keypair(user.user_id)
+        self.data_set(CREDENTIAL_ID_KEY, keypair.credential_id)
+        url = self.context.cfn_signal_url(WAITCONDITION, keypair.access, keypair.secret)
+        if url is None:
+            # No CFN API to sign for: the secret URL it is, and no user is left behind.
+            self._drop_stack_user()
+            return
+        self.data_set(SIGNED_URL_KEY, url, redact=True)
+
+    def _drop_stack_user(self) -> None:
+        data = self.data()
+        users = self.context.stack_users
+        if data.get(CREDENTIAL_ID_KEY):
+            users.delete_ec2_keypair(data[CREDENTIAL_ID_KEY])
+            self.data_delete(CREDENTIAL_ID_KEY)
+        if data.get(USER_ID_KEY):
+            users.delete_user(data[USER_ID_KEY])
+            self.data_delete(USER_ID_KEY)
+        self.data_delete(SIGNED_URL_KEY)
+
+    def handle_delete(self) -> None:
+        super().handle_delete()
+        if self.data().get(USER_ID_KEY) or self.data().get(CREDENTIAL_ID_KEY):
+            self._drop_stack_user()
+
     def get_reference_id(self) -> str | None:
         if self.resource_id is not None:
-            url = self._signal_url(WAITCONDITION)
+            url = self.data().get(SIGNED_URL_KEY) or self._signal_url(WAITCONDITION)
             if url:
                 return url
         return self.name

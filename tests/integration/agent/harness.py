@@ -16,27 +16,30 @@ so nothing is written outside it.
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import json
 import os
 import re
-import secrets
 import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import tarfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.integration.tool_venvs import (
+    ToolUnavailable,
+    cache_key,
+    cached_build,
+    run_tool,
+    venv_with,
+)
+
 REQUIREMENTS = Path(__file__).with_name("requirements.txt")
 DEFAULT_CACHE = Path.home() / ".cache" / "hearth-agent"
 LAYOUT = "1"  # bump when the cache's layout changes
-BUILD_TIMEOUT = 900.0
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # Collectors an agent on this host must not run: ec2 asks 169.254.169.254 and, as root,
 # probes block devices (blkid, mount) for a config drive.
@@ -85,12 +88,6 @@ class AgentTools:
         return self.heat_config / "os-apply-config"
 
 
-def _cache_key() -> str:
-    digest = hashlib.sha256(REQUIREMENTS.read_bytes())
-    digest.update(f"{LAYOUT}|{sys.version}|{sys.base_prefix}".encode())
-    return digest.hexdigest()[:16]
-
-
 def _tools_at(root: Path) -> AgentTools:
     return AgentTools(
         root=root, bin_dir=root / "venv" / "bin", shim_dir=root / "shims",
@@ -99,30 +96,15 @@ def _tools_at(root: Path) -> AgentTools:
     )
 
 
-def _run_tool(args: Sequence[str | Path], what: str) -> None:
-    try:
-        done = subprocess.run([str(a) for a in args], capture_output=True, text=True,
-                              timeout=BUILD_TIMEOUT, env={**os.environ, "PIP_NO_INPUT": "1"})
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise AgentUnavailable(f"{what} failed: {exc}") from exc
-    if done.returncode != 0:
-        lines = [ln for ln in (done.stdout + done.stderr).splitlines()
-                 if "is ignored: it is neither a file nor a directory" not in ln]
-        tail = "\n".join(lines[-30:])
-        raise AgentUnavailable(f"{what} failed (exit {done.returncode}):\n{tail}")
-
-
 def _build(target: Path) -> None:
-    venv = target / "venv"
-    pip: list[str | Path] = [venv / "bin" / "python", "-m", "pip", "--disable-pip-version-check"]
-    _run_tool([sys.executable, "-m", "venv", venv], "python -m venv")
-    _run_tool([*pip, "install", "-q", "-r", REQUIREMENTS], "pip install -r requirements.txt")
+    python = venv_with(target, REQUIREMENTS)
+    pip: list[str | Path] = [python, "-m", "pip", "--disable-pip-version-check"]
     pinned = re.search(r"^heat-agents==(\S+)$", REQUIREMENTS.read_text(), re.MULTILINE)
     if not pinned:
         raise AgentUnavailable(f"{REQUIREMENTS} pins no heat-agents")
     version = pinned.group(1)
     download = target / "download"
-    _run_tool([*pip, "download", "-q", "--no-deps", "--no-binary", ":all:",
+    run_tool([*pip, "download", "-q", "--no-deps", "--no-binary", ":all:",
                "-d", download, f"heat-agents=={version}"], "pip download heat-agents (sdist)")
     sdists = list(download.glob("heat*agents-*.tar.gz"))
     if len(sdists) != 1:
@@ -152,33 +134,12 @@ def _build(target: Path) -> None:
 
 
 def ensure_agent_tools(cache_root: Path = DEFAULT_CACHE) -> AgentTools:
-    """The agent install for requirements.txt's pins, built under ``cache_root`` if missing.
-
-    A build goes to a fresh ``<key>-<token>`` dir and is published by atomically replacing the
-    symlink ``<key>`` (a venv cannot be renamed: its scripts name their own path), under a lock
-    so that parallel test workers build it once.
-    """
-    key = _cache_key()
-    cache_root.mkdir(parents=True, exist_ok=True)
-    link = cache_root / key
-    with open(cache_root / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if (link / "complete").is_file():
-            return _tools_at(link.resolve())
-        for stale in cache_root.glob(f"{key}-*"):  # a build that died half way
-            shutil.rmtree(stale, ignore_errors=True)
-        target = cache_root / f"{key}-{secrets.token_hex(4)}"
-        target.mkdir()
-        try:
-            _build(target)
-        except BaseException:
-            shutil.rmtree(target, ignore_errors=True)
-            raise
-        (target / "complete").write_text(key + "\n")
-        staging = cache_root / f".{key}.link-{secrets.token_hex(4)}"
-        staging.symlink_to(target.name)
-        os.replace(staging, link)
-        return _tools_at(target)
+    """The agent install for requirements.txt's pins, built under ``cache_root`` if missing."""
+    key = cache_key(REQUIREMENTS, LAYOUT)
+    try:
+        return _tools_at(cached_build(cache_root, key, _build))
+    except ToolUnavailable as exc:
+        raise AgentUnavailable(str(exc)) from exc
 
 
 @dataclass

@@ -18,6 +18,7 @@ the root conftest).
 
 from __future__ import annotations
 
+import configparser
 import fcntl
 import os
 import subprocess
@@ -227,8 +228,11 @@ project_domain_name = Default
 """
 
 
-def keystone_server_conf(tmp: Path) -> Any:
-    """The test server's config (as ``server_conf`` makes it) with keystone auth."""
+def keystone_server_conf(tmp: Path, *, trustee: bool = False,
+                         stack_domain: bool = False) -> Any:
+    """The test server's config (as ``server_conf`` makes it) with keystone auth; with
+    ``trustee``, Hearth's service user (trusts, the CFN API's ec2tokens checks); with
+    ``stack_domain``, Heat's stack user domain."""
     conf_file = tmp / "hearth.conf"
     conf_file.write_text(AUTHTOKEN_CONF)
     overrides: list[tuple[str, str | None, object]] = [
@@ -240,7 +244,21 @@ def keystone_server_conf(tmp: Path) -> Any:
         ("enable_stack_adopt", None, True),
         ("hidden_stack_tags", None, ["hidden"]),
     ]
+    if trustee:
+        overrides += [("auth_url", "trustee", KEYSTONE_URL), ("username", "trustee", SERVICE[0]),
+                      ("password", "trustee", SERVICE[1])]
+    if stack_domain:
+        overrides += [(name, None, value) for name, value in stack_domain_options().items()]
     return load_config([conf_file], overrides)
+
+
+def demo_heat(server_url: str) -> Any:
+    """The demo user's heatclient against a test server."""
+    from heatclient import client as heat_client
+
+    session = password_session(*DEMO)
+    return heat_client.Client("1", endpoint=f"{server_url}/v1/{session.get_project_id()}",
+                              token=session.get_token())
 
 
 @pytest.fixture(scope="session")
@@ -263,3 +281,17 @@ def own_region(keystone: Keystone, prefix: str) -> Iterator[str]:
         for endpoint in keystone.get("/endpoints", "endpoints", region_id=name):
             keystone._call("DELETE", f"/endpoints/{endpoint['id']}", raise_exc=False)
         keystone._call("DELETE", f"/regions/{name}", raise_exc=False)
+
+
+def stack_domain_options() -> dict[str, str]:
+    """What start-keystone.sh wrote for Heat's stack user domain (its seed's values when the
+    file is missing)."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    home = Path(os.environ.get("KEYSTONE_HOME") or cache / "hearth-devcloud" / "keystone")
+    found = {"stack_user_domain_name": "heat", "stack_domain_admin": "heat_domain_admin",
+             "stack_domain_admin_password": "domainpass"}
+    parser = configparser.ConfigParser()
+    if parser.read(home / "stack_domain.conf"):
+        found.update(parser.defaults())
+    return found
+

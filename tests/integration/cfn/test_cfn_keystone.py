@@ -8,7 +8,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
@@ -24,7 +23,6 @@ from tests.integration.api.keystone_fixtures import (
     DEMO,
     ISO_B,
     KEYSTONE_URL,
-    SERVICE,
     Keystone,
     KeystoneUsers,
     keystone,  # noqa: F401 - the fixture
@@ -50,11 +48,7 @@ outputs:
 @pytest.fixture(scope="module")
 def served(keystone: Keystone, keystone_users: KeystoneUsers,  # noqa: F811
            tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    tmp: Path = tmp_path_factory.mktemp("hearth-cfn-keystone")
-    conf = keystone_server_conf(tmp)
-    for name, value in (("auth_url", KEYSTONE_URL), ("username", SERVICE[0]),
-                        ("password", SERVICE[1])):
-        conf.set_override(name, value, group="trustee")
+    conf = keystone_server_conf(tmp_path_factory.mktemp("hearth-cfn-keystone"), trustee=True)
     with serving(conf) as running:
         yield running
 

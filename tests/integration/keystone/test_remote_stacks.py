@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from heatclient import client as heat_client
 from heatclient import exc as heat_exc
 
 from hearth.cli.serve import RunningServer, serving
@@ -33,9 +32,9 @@ from tests.integration.api.keystone_fixtures import (
     KEYSTONE_URL,
     SERVICE,
     Keystone,
+    demo_heat,
     keystone,  # noqa: F401 - the fixture
     own_region,
-    password_session,
 )
 
 REMOTE = """\
@@ -88,9 +87,7 @@ def served(keystone: Keystone, region: str,  # noqa: F811
 @pytest.fixture()
 def heat(served: RunningServer) -> Any:
     """The demo user's heatclient (its token sees the test's region in its catalog)."""
-    session = password_session(*DEMO)
-    return heat_client.Client("1", endpoint=f"{served.url}/v1/{session.get_project_id()}",
-                              token=session.get_token())
+    return demo_heat(served.url)
 
 
 @pytest.fixture()

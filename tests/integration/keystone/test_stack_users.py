@@ -9,14 +9,11 @@ makes in Keystone is removed again (checked, and cleaned up if a test failed hal
 
 from __future__ import annotations
 
-import configparser
 import json
-import os
 import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -38,6 +35,7 @@ from tests.integration.api.keystone_fixtures import (  # noqa: F401 (fixtures us
     keystone_server_conf,
     keystone_users,
     password_session,
+    stack_domain_options,
 )
 
 PLUGIN = '''
@@ -88,18 +86,6 @@ TEMPLATE = {
         "child": {"type": "OS::Heat::Stack", "properties": {"template": json.dumps(CHILD)}},
     },
 }
-
-
-def stack_domain_options() -> dict[str, str]:
-    """What start-keystone.sh wrote for Heat (its seed's values when the file is missing)."""
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    home = Path(os.environ.get("KEYSTONE_HOME") or cache / "hearth-devcloud" / "keystone")
-    found = {"stack_user_domain_name": "heat", "stack_domain_admin": "heat_domain_admin",
-             "stack_domain_admin_password": "domainpass"}
-    parser = configparser.ConfigParser()
-    if parser.read(home / "stack_domain.conf"):
-        found.update(parser.defaults())
-    return found
 
 
 @pytest.fixture(scope="module")
