@@ -212,9 +212,9 @@ class EngineResourceContext:
 
         return peer_requests.drive(self._core, self.stack_id, reference, request)
 
-    def authenticated_signal_url(self) -> str:
+    def authenticated_signal_url(self, project_id: str | None = None) -> str:
         base = self._core.settings.public_url.rstrip("/")
-        path = f"{self.tenant}/stacks/{self.stack_name}/{self.stack_id}/resources"
+        path = f"{project_id or self.tenant}/stacks/{self.stack_name}/{self.stack_id}/resources"
         return f"{base}/v1/{path}/{quote(self._record.name, safe='')}/signal"
 
     def peer(self, reference: str) -> Resource | None:

@@ -127,9 +127,10 @@ class ResourceContext(Protocol):
         """
         ...
 
-    def authenticated_signal_url(self) -> str:
+    def authenticated_signal_url(self, project_id: str | None = None) -> str:
         """The resource-signal API URL of this resource (a Keystone token is needed there):
-        ``{public_url}/v1/{tenant}/stacks/{stack_name}/{stack_id}/resources/{name}/signal``."""
+        ``{public_url}/v1/{tenant}/stacks/{stack_name}/{stack_id}/resources/{name}/signal``,
+        with ``project_id`` (a stack user's project) in place of the tenant when given."""
         ...
 
     # --- for types that own a child stack (hearth.resources.nested) ---

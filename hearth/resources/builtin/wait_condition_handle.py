@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from hearth.common.errors import StackValidationFailed
 from hearth.resources.attributes import AttributeSchema
 from hearth.resources.base import Resource
+from hearth.resources.builtin.software import agent_credentials
 from hearth.resources.context import SIGNAL, WAITCONDITION, signal_token_key
 from hearth.resources.definition import ValidationScope
 from hearth.resources.properties import Properties
@@ -30,6 +31,10 @@ STATUS_FAILURE = "FAILURE"
 WAIT_STATUSES = (STATUS_FAILURE, STATUS_SUCCESS)
 # Bytes of randomness in a signal URL's secret (43 URL-safe characters).
 SECRET_BYTES = 32
+# Resource data of a handle whose URL is pre-signed with a stack user's EC2 keypair (the
+# user's id under Heat's key, so that the stack user rules know it).
+SIGNED_URL_KEY, CREDENTIAL_ID_KEY, SIGNING_USER_KEY = (
+    "ec2_signed_url", "credential_id", USER_ID_KEY)
 
 
 class BaseWaitConditionHandle(Resource):
@@ -77,6 +82,36 @@ class BaseWaitConditionHandle(Resource):
         # The URL stops working at once, not when the row goes.
         for kind in (SIGNAL, WAITCONDITION):
             self.data_delete(signal_token_key(kind))
+
+    # --- a URL of the CFN API pre-signed with a stack user's keypair (Keystone) ------------
+
+    def _make_signed_url(self, kind: str) -> None:
+        users = self.context.stack_users
+        user = users.create_user(secrets.token_urlsafe(SECRET_BYTES))
+        self.data_set(SIGNING_USER_KEY, user.user_id)
+        keypair = users.create_ec2_keypair(user.user_id)
+        self.data_set(CREDENTIAL_ID_KEY, keypair.credential_id)
+        url = self.context.cfn_signal_url(kind, keypair.access, keypair.secret)
+        if url is None:
+            # No CFN API to sign for: the secret URL it is, and no user is left behind.
+            self._drop_signing_user()
+            return
+        self.data_set(SIGNED_URL_KEY, url, redact=True)
+
+    def _drop_signing_user(self) -> None:
+        data = self.data()
+        users = self.context.stack_users
+        if data.get(CREDENTIAL_ID_KEY):
+            users.delete_ec2_keypair(data[CREDENTIAL_ID_KEY])
+            self.data_delete(CREDENTIAL_ID_KEY)
+        if data.get(SIGNING_USER_KEY):
+            users.delete_user(data[SIGNING_USER_KEY])
+            self.data_delete(SIGNING_USER_KEY)
+        self.data_delete(SIGNED_URL_KEY)
+
+    def _url(self, kind: str) -> str | None:
+        """The pre-signed CFN URL when there is one, else Hearth's secret URL."""
+        return self.data().get(SIGNED_URL_KEY) or self._signal_url(kind)
 
     # --- signals ---------------------------------------------------------------------------
 
@@ -135,8 +170,8 @@ CFN_SIGNAL, TEMP_URL_SIGNAL, HEAT_SIGNAL, NO_SIGNAL, ZAQAR_SIGNAL, TOKEN_SIGNAL 
 )
 SIGNAL_TRANSPORTS = (CFN_SIGNAL, TEMP_URL_SIGNAL, HEAT_SIGNAL, NO_SIGNAL, ZAQAR_SIGNAL,
                      TOKEN_SIGNAL)
-# The others need a Keystone stack user, Swift or Zaqar.
-SUPPORTED_TRANSPORTS = (TOKEN_SIGNAL, CFN_SIGNAL, NO_SIGNAL)
+# The others need Swift or Zaqar.
+SUPPORTED_TRANSPORTS = (TOKEN_SIGNAL, CFN_SIGNAL, HEAT_SIGNAL, NO_SIGNAL)
 TOKEN, ENDPOINT, CURL_CLI, SIGNAL_ATTR = "token", "endpoint", "curl_cli", "signal"
 CURL = ("curl -i -X POST -H 'Content-Type: application/json' "
         "-H 'Accept: application/json' {endpoint}")
@@ -213,7 +248,16 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
             self._make_secret(SIGNAL)
         elif self._transport == CFN_SIGNAL:
             self._make_secret(WAITCONDITION)
+            if self.context.stack_users.configured() is None:
+                self._make_signed_url(WAITCONDITION)
+        elif self._transport == HEAT_SIGNAL:
+            agent_credentials.stack_user(self)
         self.resource_id_set(self.physical_resource_name())
+
+    def handle_delete(self) -> None:
+        super().handle_delete()
+        agent_credentials.drop_stack_user(self)
+        self._drop_signing_user()
 
     def normalise_signal_data(self, details: Any, latest: Mapping[str, Any]) -> Any:
         if details and not isinstance(details, Mapping):
@@ -228,6 +272,19 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
         entry.setdefault("status", STATUS_SUCCESS)
         return entry
 
+    def _heat_signal(self) -> dict[str, Any]:
+        """HEAT_SIGNAL: the stack user's credentials and the resource-signal URL they may POST
+        to (in the user's project), as Heat gives them."""
+        user = agent_credentials.stack_user(self)
+        signal: dict[str, Any] = {
+            "auth_url": user.auth_url, "username": user.username, "user_id": user.user_id,
+            "password": user.password, "project_id": user.project_id,
+            "alarm_url": self.context.authenticated_signal_url(user.project_id),
+        }
+        if user.region_name:
+            signal["region_name"] = user.region_name
+        return signal
+
     def get_status(self) -> list[str]:
         if self._transport == NO_SIGNAL:
             # Heat signals a NO_SIGNAL handle each time its status is asked for.
@@ -241,8 +298,10 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
         if name == SIGNAL_ATTR:
             if transport == NO_SIGNAL:
                 return json.dumps({})
+            if transport == HEAT_SIGNAL:
+                return json.dumps(self._heat_signal())
             kind = WAITCONDITION if transport == CFN_SIGNAL else SIGNAL
-            url = self._signal_url(kind)
+            url = self._url(kind)
             return json.dumps({"alarm_url": url}) if url else json.dumps(None)
         if transport != TOKEN_SIGNAL:
             return None
@@ -259,17 +318,13 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
 def _check_transport(transport: Any, name: str) -> None:
     if transport in SIGNAL_TRANSPORTS and transport not in SUPPORTED_TRANSPORTS:
         raise StackValidationFailed(
-            f"signal_transport {transport} is not supported by Hearth (it needs a Keystone "
-            f"stack user, Swift or Zaqar); use one of {', '.join(SUPPORTED_TRANSPORTS)}",
+            f"signal_transport {transport} is not supported by Hearth (it needs Swift or "
+            f"Zaqar); use one of {', '.join(SUPPORTED_TRANSPORTS)}",
             ["resources", name, "properties", SIGNAL_TRANSPORT],
         )
 
 
 # --- AWS::CloudFormation::WaitConditionHandle and OS::Heat::UpdateWaitConditionHandle ------
-
-
-# Resource data of a handle whose URL is pre-signed with a stack user's EC2 keypair.
-SIGNED_URL_KEY, CREDENTIAL_ID_KEY = "ec2_signed_url", "credential_id"
 
 
 class WaitConditionHandle(BaseWaitConditionHandle):
@@ -296,40 +351,15 @@ class WaitConditionHandle(BaseWaitConditionHandle):
     def handle_create(self) -> None:
         super().handle_create()
         if self.context.stack_users.configured() is None:
-            self._make_signed_url()
-
-    def _make_signed_url(self) -> None:
-        users = self.context.stack_users
-        user = users.create_user(secrets.token_urlsafe(SECRET_BYTES))
-        self.data_set(USER_ID_KEY, user.user_id)
-        keypair = users.create_ec2_keypair(user.user_id)
-        self.data_set(CREDENTIAL_ID_KEY, keypair.credential_id)
-        url = self.context.cfn_signal_url(WAITCONDITION, keypair.access, keypair.secret)
-        if url is None:
-            # No CFN API to sign for: the secret URL it is, and no user is left behind.
-            self._drop_stack_user()
-            return
-        self.data_set(SIGNED_URL_KEY, url, redact=True)
-
-    def _drop_stack_user(self) -> None:
-        data = self.data()
-        users = self.context.stack_users
-        if data.get(CREDENTIAL_ID_KEY):
-            users.delete_ec2_keypair(data[CREDENTIAL_ID_KEY])
-            self.data_delete(CREDENTIAL_ID_KEY)
-        if data.get(USER_ID_KEY):
-            users.delete_user(data[USER_ID_KEY])
-            self.data_delete(USER_ID_KEY)
-        self.data_delete(SIGNED_URL_KEY)
+            self._make_signed_url(WAITCONDITION)
 
     def handle_delete(self) -> None:
         super().handle_delete()
-        if self.data().get(USER_ID_KEY) or self.data().get(CREDENTIAL_ID_KEY):
-            self._drop_stack_user()
+        self._drop_signing_user()
 
     def get_reference_id(self) -> str | None:
         if self.resource_id is not None:
-            url = self.data().get(SIGNED_URL_KEY) or self._signal_url(WAITCONDITION)
+            url = self._url(WAITCONDITION)
             if url:
                 return url
         return self.name

@@ -169,3 +169,80 @@ def test_a_signal_with_a_wrong_signature_changes_nothing(heat: Any) -> None:
     finally:
         heat.stacks.delete(stack_id)
     assert wait_for(heat, stack_id).stack_status == "DELETE_COMPLETE"
+
+
+NATIVE = {
+    "heat_template_version": "2018-08-31",
+    "parameters": {"transport": {"type": "string"}},
+    "resources": {"handle": {"type": "OS::Heat::WaitConditionHandle",
+                             "properties": {"signal_transport": {"get_param": "transport"}}}},
+    "outputs": {"signal": {"value": {"get_attr": ["handle", "signal"]}}},
+}
+
+
+def native_waiting(heat: Any, transport: str) -> tuple[str, dict[str, Any]]:
+    """An OS::Heat handle with ``transport`` whose wait condition waits; its signal data."""
+    stack_id = heat.stacks.create(stack_name=f"native-{uuid.uuid4().hex[:6]}", template=NATIVE,
+                                  parameters={"transport": transport},
+                                  disable_rollback=True)["stack"]["id"]
+    stack = wait_for(heat, stack_id)
+    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    signal = json.loads(heat.stacks.output_show(stack_id, "signal")["output"]["output_value"])
+    waiting = {**NATIVE, "resources": {**NATIVE["resources"], "wait": {
+        "type": "OS::Heat::WaitCondition",
+        "properties": {"handle": {"get_resource": "handle"}, "timeout": 120}}}}
+    heat.stacks.update(stack_id, template=waiting, parameters={"transport": transport},
+                       disable_rollback=True)
+    deadline = time.monotonic() + TIMEOUT
+    while {r.resource_name: r.resource_status
+           for r in heat.resources.list(stack_id)}.get("wait") != "CREATE_IN_PROGRESS":
+        assert time.monotonic() < deadline, "the wait condition did not start"
+        time.sleep(0.2)
+    return stack_id, signal
+
+
+def test_native_handle_cfn_signal_is_a_presigned_cfn_url(
+    heat: Any, served: RunningServer,
+) -> None:
+    stack_id, signal = native_waiting(heat, "CFN_SIGNAL")
+    try:
+        url = signal["alarm_url"]
+        assert url.startswith(f"{served.cfn_url}/v1/waitcondition/arn%3Aopenstack%3Aheat")
+        resp = requests.put(url, data=json.dumps({"status": "SUCCESS", "data": "done"}),
+                            timeout=10)
+        assert resp.status_code == 200, resp.text
+        stack = wait_for(heat, stack_id)
+        assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
+    finally:
+        heat.stacks.delete(stack_id)
+    assert wait_for(heat, stack_id).stack_status == "DELETE_COMPLETE"
+
+
+def test_native_handle_heat_signal_gives_a_stack_users_credentials(
+    heat: Any, served: RunningServer,
+) -> None:
+    from keystoneauth1 import session as ks_session
+    from keystoneauth1.identity import v3
+
+    stack_id, signal = native_waiting(heat, "HEAT_SIGNAL")
+    try:
+        assert signal["alarm_url"].startswith(f"{served.url}/v1/{signal['project_id']}/stacks/")
+        # As an instance would: log in as the stack user and POST to the signal URL.
+        auth = v3.Password(auth_url=signal["auth_url"], user_id=signal["user_id"],
+                           password=signal["password"], project_id=signal["project_id"])
+        session = ks_session.Session(auth=auth)
+        resp = session.post(signal["alarm_url"], json={"status": "SUCCESS", "reason": "up"},
+                            raise_exc=False)
+        assert resp.status_code == 200, resp.text
+        stack = wait_for(heat, stack_id)
+        assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
+        # The stack user may signal, not read the stack.
+        listed = session.get(f"{served.url}/v1/{signal['project_id']}/stacks", raise_exc=False)
+        assert listed.status_code == 403 or listed.json()["stacks"] == []
+    finally:
+        heat.stacks.delete(stack_id)
+    assert wait_for(heat, stack_id).stack_status == "DELETE_COMPLETE"
+    gone = v3.Password(auth_url=signal["auth_url"], user_id=signal["user_id"],
+                       password=signal["password"], project_id=signal["project_id"])
+    with pytest.raises(Exception, match="401|Unauthorized|authenticate"):
+        ks_session.Session(auth=gone).get_token()

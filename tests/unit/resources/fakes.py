@@ -83,6 +83,10 @@ class FakeResourceContext:
     def cfn_signal_url(self, kind: str, access: str, secret: str) -> str | None:
         return None
 
+    def authenticated_signal_url(self, project_id: str | None = None) -> str:
+        return (f"{self.public_url}/v1/{project_id or 'tenant'}/stacks/stack/stack-id/"
+                f"resources/{self.resource_name}/signal")
+
     def peer(self, reference: str) -> Resource | None:
         return self.peers.get(reference)
 

@@ -322,7 +322,7 @@ class GroupContext(FakeResourceContext):
         self.requests.append((reference, dict(request)))
         return self.found
 
-    def authenticated_signal_url(self) -> str:
+    def authenticated_signal_url(self, project_id: str | None = None) -> str:
         return "http://hearth.test:8004/v1/t/stacks/s/i/resources/p/signal"
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from hearth.common.errors import StackValidationFailed
+from hearth.common.errors import HearthError, StackValidationFailed
 from hearth.engine.update_plan import plan_resource
 from hearth.resources.base import Resource
 from hearth.resources.builtin import resource_mapping
@@ -24,7 +24,7 @@ from hearth.resources.builtin.wait_condition_handle import (
 )
 from hearth.resources.definition import ValidationScope
 from tests.unit.resources.conftest import ManualClock
-from tests.unit.resources.fakes import FakeResourceContext, make
+from tests.unit.resources.fakes import FakeResourceContext, FakeStackUsers, make
 
 
 def made(cls: type[Resource], props: dict[str, Any] | None = None,
@@ -131,7 +131,7 @@ def test_no_signal_transport_signals_itself_when_asked() -> None:
     assert h.get_status() == ["SUCCESS", "SUCCESS"]
 
 
-@pytest.mark.parametrize("transport", ["HEAT_SIGNAL", "TEMP_URL_SIGNAL", "ZAQAR_SIGNAL"])
+@pytest.mark.parametrize("transport", ["TEMP_URL_SIGNAL", "ZAQAR_SIGNAL"])
 def test_transports_needing_other_services_are_refused(transport: str) -> None:
     props = HeatWaitConditionHandle.build_properties({"signal_transport": transport})
     scope = ValidationScope("handle", "OS::Heat::WaitConditionHandle")
@@ -143,6 +143,30 @@ def test_transports_needing_other_services_are_refused(transport: str) -> None:
     res, _ = made(HeatWaitConditionHandle, {"signal_transport": transport}, name="handle")
     with pytest.raises(StackValidationFailed):
         res.handle_create()
+
+
+def test_heat_signal_hands_out_a_stack_user_and_its_signal_url() -> None:
+    users = FakeStackUsers()
+    ctx = FakeResourceContext(resource_name="handle", stack_users=users)
+    h, _ = made(HeatWaitConditionHandle, {"signal_transport": "HEAT_SIGNAL"}, name="handle",
+                context=ctx)
+    h.handle_create()
+    signal = json.loads(h.get_attribute("signal"))
+    (user_id,) = users.users
+    assert signal["user_id"] == user_id and signal["project_id"] == users.project_id
+    assert users.users[user_id]["password"] == signal["password"]
+    assert signal["alarm_url"].endswith("/resources/handle/signal")
+    assert f"/v1/{users.project_id}/stacks/" in signal["alarm_url"]
+    assert h.get_attribute("token") is None and h.get_attribute("endpoint") is None
+    h.handle_delete()
+    assert users.users == {}
+
+
+def test_heat_signal_without_a_stack_user_domain_says_what_to_configure() -> None:
+    h, _ = made(HeatWaitConditionHandle, {"signal_transport": "HEAT_SIGNAL"}, name="handle")
+    with pytest.raises(HearthError) as err:
+        h.handle_create()
+    assert "stack user domain" in str(err.value)
 
 
 # --- the CloudFormation handles -------------------------------------------------------------
