@@ -198,6 +198,10 @@ class EngineResourceContext:
         base = self._core.settings.public_url.rstrip("/")
         return f"{base}/v1/{kind}/{self.resource_uuid}/{secret}"
 
+    def cfn_api_url(self) -> str | None:
+        base = self._core.settings.cfn_public_url
+        return f"{base.rstrip('/')}/v1/" if base else None
+
     def cfn_signal_url(self, kind: str, access: str, secret: str) -> str | None:
         base = self._core.settings.cfn_public_url
         if not base:

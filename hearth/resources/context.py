@@ -95,6 +95,11 @@ class ResourceContext(Protocol):
 
     # --- signals without a Keystone token, and other resources of the same stack ---
 
+    def cfn_api_url(self) -> str | None:
+        """The CFN API's public ``.../v1/`` URL (POLL_SERVER_CFN's metadata_url); None when
+        the CFN API is not served."""
+        ...
+
     def cfn_signal_url(self, kind: str, access: str, secret: str) -> str | None:
         """The CFN API's URL for signals to this resource (``kind`` "waitcondition", PUT, or
         "signal", POST), pre-signed with the EC2 keypair of one of the stack's users; None

@@ -10,6 +10,7 @@ orchestration endpoint at the test server, and removes both at the end.
 from __future__ import annotations
 
 import configparser
+import json
 import os
 import uuid
 from collections.abc import Iterator
@@ -103,20 +104,25 @@ def users_of(keystone: Keystone, project_id: str) -> list[str]:  # noqa: F811
             if u.get("default_project_id") == project_id]
 
 
-def template() -> dict[str, Any]:
+# Heat's two Keystone pairs: the Orchestration API, or the CFN API with an EC2 keypair.
+TRANSPORTS = {"heat": ("POLL_SERVER_HEAT", "HEAT_SIGNAL"), "cfn": ("POLL_SERVER_CFN", "CFN_SIGNAL")}
+
+
+def template(collector: str = "heat") -> dict[str, Any]:
+    config_transport, signal_transport = TRANSPORTS[collector]
     return {
         "heat_template_version": "2018-08-31",
         "parameters": {"foo": {"type": "string"}},
         "resources": {
             "server0": {"type": "OS::Heat::DeployedServer",
-                        "properties": {"software_config_transport": "POLL_SERVER_HEAT"}},
+                        "properties": {"software_config_transport": config_transport}},
             "config": {"type": "OS::Heat::SoftwareConfig",
                        "properties": {"group": "script", "inputs": [{"name": "foo"}],
                                       "outputs": [{"name": "result"}], "config": SCRIPT}},
             "deployment": {"type": "OS::Heat::SoftwareDeployment",
                            "properties": {"config": {"get_resource": "config"},
                                           "server": {"get_resource": "server0"},
-                                          "signal_transport": "HEAT_SIGNAL",
+                                          "signal_transport": signal_transport,
                                           "input_values": {"foo": {"get_param": "foo"}}}},
         },
         "outputs": {"stdout": {"value": {"get_attr": ["deployment", "deploy_stdout"]}},
@@ -124,14 +130,15 @@ def template() -> dict[str, Any]:
     }
 
 
+@pytest.mark.parametrize("collector", sorted(TRANSPORTS))
 def test_agent_acts_as_its_stack_user(
     heat: Any, keystone: Keystone, served: RunningServer,  # noqa: F811
-    agent_tools: AgentTools, tmp_path: Path,
+    agent_tools: AgentTools, tmp_path: Path, collector: str,
 ) -> None:
     name = f"agent-ks-{uuid.uuid4().hex[:6]}"
-    heat.stacks.create(stack_name=name, template=template(), parameters={"foo": "ks"})
+    heat.stacks.create(stack_name=name, template=template(collector), parameters={"foo": "ks"})
     try:
-        check_agent_and_access(heat, keystone, served, agent_tools, tmp_path, name)
+        check_agent_and_access(heat, keystone, served, agent_tools, tmp_path, name, collector)
     finally:
         # Whatever happened, the stack (and with it its Keystone users) goes.
         project_id = heat.stacks.get(name).to_dict().get("stack_user_project_id")
@@ -144,11 +151,11 @@ def test_agent_acts_as_its_stack_user(
 
 def check_agent_and_access(heat: Any, keystone: Keystone,  # noqa: F811
                            served: RunningServer, agent_tools: AgentTools, tmp_path: Path,
-                           name: str) -> None:
+                           name: str, collector: str) -> None:
     (agent,) = agents_for(heat, name, agent_tools, tmp_path, 1)
     occ = heat.resources.get(name, "server0").attributes["os_collect_config"]
-    assert occ["collectors"] == ["heat", "local"]
-    project_id = occ["heat"]["project_id"]
+    assert occ["collectors"] == [collector, "local"]
+    project_id = heat.stacks.get(name).to_dict()["stack_user_project_id"]
     # The server's user and the deployment's, in the stack's own project.
     assert len(users_of(keystone, project_id)) == 2
     wait_deployments(heat, name, 1, "server0")
@@ -159,7 +166,7 @@ def check_agent_and_access(heat: Any, keystone: Keystone,  # noqa: F811
     assert outputs(stack) == {"stdout": "hello ks\n", "result": "ks-done"}
 
     # New inputs: the agent (still as its stack user) runs the new derived config.
-    heat.stacks.update(name, template=template(), parameters={"foo": "again"})
+    heat.stacks.update(name, template=template(collector), parameters={"foo": "again"})
     wait_for(lambda: any(i["name"] == "foo" and i["value"] == "again"
                          for d in heat.resources.metadata(name, "server0")["deployments"]
                          for i in d["inputs"]), "the updated deployment")
@@ -168,6 +175,9 @@ def check_agent_and_access(heat: Any, keystone: Keystone,  # noqa: F811
     assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
     assert outputs(stack) == {"stdout": "hello again\n", "result": "again-done"}
 
+    if collector == "cfn":
+        check_cfn_access(served, occ["cfn"], name)
+        return
     # The stack user may read its server's metadata, and nothing else of the project's.
     creds = occ["heat"]
     auth = v3.Password(auth_url=creds["auth_url"], user_id=creds["user_id"],
@@ -180,3 +190,29 @@ def check_agent_and_access(heat: Any, keystone: Keystone,  # noqa: F811
     assert metadata.json()["metadata"]["deployments"]
     listing = requests.get(f"{base}/stacks", headers={"X-Auth-Token": token}, timeout=10)
     assert listing.status_code == 403
+
+
+def check_cfn_access(served: RunningServer, creds: dict[str, Any], name: str) -> None:
+    """The server's keypair reads its server's metadata through the CFN API, nothing else."""
+    import boto3
+    from botocore.exceptions import ClientError
+
+    assert creds["metadata_url"] == f"{served.cfn_url}/v1/"
+    assert creds["stack_name"] == name and creds["path"] == "server0.Metadata"
+    cfn = boto3.client("cloudformation", endpoint_url=creds["metadata_url"],
+                       region_name="RegionOne", aws_access_key_id=creds["access_key_id"],
+                       aws_secret_access_key=creds["secret_access_key"])
+    detail = cfn.describe_stack_resource(StackName=name, LogicalResourceId="server0")
+    deployments = json.loads(detail["StackResourceDetail"]["Metadata"])["deployments"]
+    # The agent signalled through the CFN API, at a URL signed with the deployment's keypair.
+    signal_ids = {i["value"] for d in deployments for i in d["inputs"]
+                  if i["name"] == "deploy_signal_id"}
+    assert signal_ids and all(u.startswith(f"{served.cfn_url}/v1/signal/arn%3Aopenstack")
+                              for u in signal_ids), signal_ids
+    for refused in (lambda: cfn.describe_stack_resource(StackName=name,
+                                                        LogicalResourceId="deployment"),
+                    lambda: cfn.describe_stacks(StackName=name)):
+        with pytest.raises(ClientError) as caught:
+            refused()
+        assert caught.value.response["Error"]["Code"] == "AccessDenied"
+

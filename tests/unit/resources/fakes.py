@@ -80,6 +80,9 @@ class FakeResourceContext:
     def signal_url(self, kind: str, secret: str) -> str:
         return f"{self.public_url}/v1/{kind}/{self.resource_uuid}/{secret}"
 
+    def cfn_api_url(self) -> str | None:
+        return None
+
     def cfn_signal_url(self, kind: str, access: str, secret: str) -> str | None:
         return None
 

@@ -18,6 +18,8 @@ USER_ID, PASSWORD, PROJECT_ID, USERNAME, AUTH_URL, REGION = (
     "user_id", "password", "stack_user_project_id", "stack_username", "stack_user_auth_url",
     "stack_user_region",
 )
+# The stack user's EC2 keypair (CFN API: POLL_SERVER_CFN, CFN_SIGNAL with Keystone).
+ACCESS_KEY, SECRET_KEY, CREDENTIAL_ID = "access_key", "secret_key", "credential_id"
 
 
 def secret_url(resource: Resource, kind: str) -> str:
@@ -72,10 +74,40 @@ def stack_user(resource: Resource) -> AgentUser:
                      made.region_name)
 
 
+def signs_for_cfn(resource: Resource) -> bool:
+    """Whether the resource's agent can use the CFN API as a stack user: a stack user domain
+    is configured and the CFN API is served."""
+    context = resource.context
+    return context.stack_users.configured() is None and context.cfn_api_url() is not None
+
+
+def keypair(resource: Resource) -> tuple[str, str]:
+    """The stack user's EC2 keypair (access, secret), made on first use."""
+    data = resource.data()
+    if data.get(ACCESS_KEY) and data.get(SECRET_KEY):
+        return data[ACCESS_KEY], data[SECRET_KEY]
+    user = stack_user(resource)
+    made = resource.context.stack_users.create_ec2_keypair(user.user_id)
+    resource.data_set(CREDENTIAL_ID, made.credential_id)
+    resource.data_set(ACCESS_KEY, made.access)
+    resource.data_set(SECRET_KEY, made.secret, redact=True)
+    return made.access, made.secret
+
+
+def cfn_signal_url(resource: Resource) -> str | None:
+    """The CFN API's ``/v1/signal/<ARN>`` URL pre-signed with the stack user's keypair."""
+    access, secret = keypair(resource)
+    return resource.context.cfn_signal_url(SIGNAL, access, secret)
+
+
 def drop_stack_user(resource: Resource) -> None:
-    user_id = resource.data().get(USER_ID)
+    data = resource.data()
+    user_id = data.get(USER_ID)
     if not user_id:
         return
+    if data.get(CREDENTIAL_ID):
+        resource.context.stack_users.delete_ec2_keypair(data[CREDENTIAL_ID])
     resource.context.stack_users.delete_user(user_id)
-    for key in (USER_ID, PASSWORD, PROJECT_ID, USERNAME, AUTH_URL, REGION):
+    for key in (USER_ID, PASSWORD, PROJECT_ID, USERNAME, AUTH_URL, REGION, ACCESS_KEY,
+                SECRET_KEY, CREDENTIAL_ID):
         resource.data_delete(key)

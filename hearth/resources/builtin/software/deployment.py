@@ -82,7 +82,9 @@ class SoftwareDeployment(Resource):
     def derived_inputs(self, action: str, source: Mapping[str, Any]) -> list[dict[str, Any]]:
         transport = self._transport()
         signal_url = user = None
-        if transport in (s.CFN_SIGNAL, s.TEMP_URL_SIGNAL):
+        if transport == s.CFN_SIGNAL and agent.signs_for_cfn(self):
+            signal_url = agent.cfn_signal_url(self)
+        if transport in (s.CFN_SIGNAL, s.TEMP_URL_SIGNAL) and signal_url is None:
             signal_url = agent.secret_url(self, SIGNAL)
         elif transport == s.HEAT_SIGNAL:
             user = agent.stack_user(self)

@@ -2,9 +2,11 @@
 ``os-collect-config`` settings written into the server resource's metadata, beside its
 ``deployments``.
 
-POLL_TEMP_URL (and POLL_SERVER_CFN, until Hearth serves the CloudFormation API) point the
-agent's ``request`` collector at a secret metadata URL of Hearth's; POLL_SERVER_HEAT gives its
-``heat`` collector a stack user's Keystone credentials. Zaqar is not supported.
+POLL_SERVER_CFN gives the agent's ``cfn`` collector the CFN API and a stack user's EC2
+keypair (with Keystone: Heat's way); without a stack user domain it is served like
+POLL_TEMP_URL, which points the ``request`` collector at a secret metadata URL of Hearth's.
+POLL_SERVER_HEAT gives the ``heat`` collector a stack user's Keystone credentials. Zaqar is
+not supported.
 """
 
 from __future__ import annotations
@@ -59,6 +61,15 @@ def _settings(resource: Resource, transport: str) -> tuple[str, dict[str, Any]] 
             "stack_id": f"{resource.context.stack_name}/{resource.context.stack_id}",
             "resource_name": resource.name,
             "region_name": user.region_name,
+        }
+    if transport == POLL_SERVER_CFN and agent.signs_for_cfn(resource):
+        access, secret = agent.keypair(resource)
+        return "cfn", {
+            "metadata_url": resource.context.cfn_api_url(),
+            "access_key_id": access,
+            "secret_access_key": secret,
+            "stack_name": resource.context.stack_name,
+            "path": f"{resource.name}.Metadata",
         }
     if transport in (POLL_TEMP_URL, POLL_SERVER_CFN):
         return "request", {"metadata_url": agent.secret_url(resource, METADATA)}
