@@ -218,3 +218,43 @@ def test_versions_document(served: RunningServer) -> None:
     resp = requests.get(f"{served.cfn_url}/", timeout=10)
     assert resp.status_code == 300
     assert resp.json()["versions"][0]["id"] == "v1.0"
+
+
+SLOW = """\
+heat_template_version: 2018-08-31
+parameters:
+  value: {type: string}
+resources:
+  slow:
+    type: OS::Heat::TestResource
+    properties:
+      value: {get_param: value}
+      action_wait_secs: {update: 30}
+"""
+
+
+def test_cancel_update_rolls_back(served: RunningServer) -> None:
+    cfn = client(served)
+    name = f"cancel-{uuid.uuid4().hex[:6]}"
+    arn = cfn.create_stack(StackName=name, TemplateBody=SLOW, Parameters=[
+        {"ParameterKey": "value", "ParameterValue": "one"}])["StackId"]
+    try:
+        assert settled(cfn, arn)["StackStatus"] == "CREATE_COMPLETE"
+        # Nothing to cancel yet: refused, nothing changes.
+        code = error_of(cfn.cancel_update_stack, StackName=arn)[0]
+        assert code == "InvalidParameterValue"
+        cfn.update_stack(StackName=arn, TemplateBody=SLOW, Parameters=[
+            {"ParameterKey": "value", "ParameterValue": "two"}])
+        deadline = time.monotonic() + TIMEOUT
+        while cfn.describe_stacks(StackName=arn)["Stacks"][0]["StackStatus"] != \
+                "UPDATE_IN_PROGRESS":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        cfn.cancel_update_stack(StackName=arn)
+        stack = settled(cfn, arn)
+        assert stack["StackStatus"] == "ROLLBACK_COMPLETE", stack["StackStatusReason"]
+        params = {p["ParameterKey"]: p["ParameterValue"] for p in stack["Parameters"]}
+        assert params["value"] == "one"
+    finally:
+        cfn.delete_stack(StackName=arn)
+    assert settled(cfn, arn)["StackStatus"] == "DELETE_COMPLETE"
