@@ -17,6 +17,7 @@ from hearth.api.openapi import OpenApiDocument
 from hearth.api.routes import ROUTES, TOKEN_ROUTES, Route
 from hearth.api.signal_urls import TOKEN_PATH
 from hearth.api.stacks import StackArnLookup
+from hearth.common import urlfetch
 from hearth.common.errors import HearthError
 from hearth.common.policy import Policy
 from hearth.rpc.protocol import EngineAPI
@@ -72,6 +73,7 @@ def build_falcon_app(
 
 def build_app(engine: EngineAPI, conf: cfg.ConfigOpts) -> WsgiApp:
     """The whole WSGI app: routes, behind keystonemiddleware when auth is keystone."""
+    urlfetch.configure(conf.template_fetch_allowed_networks, conf.template_fetch_timeout)
     app: WsgiApp = build_falcon_app(engine, conf)
     if conf.api.auth_strategy == "keystone":
         # The signal URLs go to an app that serves nothing else: a path that merely looks

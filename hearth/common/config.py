@@ -27,6 +27,13 @@ DEFAULT_SOFTWARE_CONFIG_HOOKS = (
 )
 
 DEFAULT_OPTS: list[cfg.Opt] = [
+    cfg.ListOpt(
+        "template_fetch_allowed_networks", default=[],
+        help="Networks (CIDRs) template URLs may point into although they are private, "
+        "loopback, link-local or reserved; by default no such address is fetched from.",
+    ),
+    cfg.FloatOpt("template_fetch_timeout", default=30.0, min=1.0,
+                 help="Seconds a template URL fetch may take in all (redirects included)."),
     cfg.StrOpt(
         "host",
         default=socket.gethostname(),

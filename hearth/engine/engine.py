@@ -11,7 +11,7 @@ from typing import Any
 
 from oslo_config import cfg
 
-from hearth.common import gc_tuning
+from hearth.common import gc_tuning, urlfetch
 from hearth.common.config import database_url
 from hearth.common.context import RequestContext
 from hearth.common.errors import EntityNotFound, HearthError
@@ -109,6 +109,7 @@ class Engine:
         if migrate:
             ensure_schema(url)
         plugins = PluginRegistry.load(plugin_dirs=list(conf.plugin_dirs))
+        urlfetch.configure(conf.template_fetch_allowed_networks, conf.template_fetch_timeout)
         core = EngineCore(
             Database(url),
             plugins,
