@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import numbers
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
+
+import regex  # type: ignore[import-untyped]
 
 from hearth.common.errors import InvalidSchemaError, StackValidationFailed
 from hearth.template import custom_constraints
@@ -314,6 +315,10 @@ class AllowedValues(Constraint):
         return list(self.allowed)
 
 
+# How long an allowed_pattern may take to match one value.
+PATTERN_MATCH_SECONDS = 1.0
+
+
 class AllowedPattern(Constraint):
     key = "allowed_pattern"
     heat_name = "AllowedPattern"
@@ -324,14 +329,23 @@ class AllowedPattern(Constraint):
         if not isinstance(pattern, str):
             raise InvalidSchemaError("AllowedPattern must be a string")
         try:
-            self._regex = re.compile(pattern)
-        except re.error as exc:
+            # The regex module, in re's own syntax (V0): its matches can be given a time limit.
+            self._regex = regex.compile(pattern, flags=regex.V0)
+        except regex.error as exc:
             raise InvalidSchemaError(f'Invalid AllowedPattern "{pattern}": {exc}') from None
         self.pattern = pattern
 
     def _failure(self, value: Any, value_type: ValueType | None, context: Any) -> str | None:
-        # The whole value must match, not just a prefix of it.
-        found = self._regex.match(value)
+        # The whole value must match, not just a prefix of it. A pattern that backtracks
+        # without end (such as "(a|aa)+$") stops at the limit instead of holding the worker.
+        if not isinstance(value, str):
+            # re's words, which Heat's message carries.
+            raise TypeError(f"expected string or bytes-like object, got '{type(value).__name__}'")
+        try:
+            found = self._regex.match(value, timeout=PATTERN_MATCH_SECONDS)
+        except TimeoutError:
+            return (f'"{self.pattern}" took more than {PATTERN_MATCH_SECONDS:g}s to match '
+                    "the value (a pattern that backtracks without end)")
         if found is not None and found.end() == len(value):
             return None
         return f'"{value}" does not match pattern "{self.pattern}"'

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -214,6 +215,18 @@ def test_allowed_values_must_be_a_list() -> None:
 def test_allowed_pattern_must_match_the_whole_value() -> None:
     AllowedPattern("[a-z]+").validate("abc")
     assert failure(AllowedPattern("[a-z]+"), "abc1") == '"abc1" does not match pattern "[a-z]+"'
+
+
+def test_a_pattern_that_backtracks_without_end_fails_within_its_limit() -> None:
+    started = time.monotonic()
+    for pattern in (r"(a+)+$", r"(a|aa)+$"):
+        message = failure(AllowedPattern(pattern), "a" * 40 + "!")
+        assert message is not None and ("took more than 1s" in message
+                                        or "does not match" in message), message
+    assert time.monotonic() - started < 5
+    assert failure(AllowedPattern(r"(a|aa)+$"), "a" * 40 + "!") == (
+        '"(a|aa)+$" took more than 1s to match the value (a pattern that backtracks '
+        "without end)")
 
 
 def test_allowed_pattern_definition_errors() -> None:
