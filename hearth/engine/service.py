@@ -116,7 +116,10 @@ class StackService:
             return
         # Each type once: the answer depends on the caller and the type only.
         checked: set[str] = set()
-        for defn in (bound.template.resources_section or {}).values():
+        section = bound.template.resources_section
+        if not isinstance(section, Mapping):
+            return  # validation says what is wrong with it
+        for defn in section.values():
             if isinstance(defn, Mapping):
                 type_name = defn.get("type", defn.get("Type"))
                 if isinstance(type_name, str) and type_name not in checked:

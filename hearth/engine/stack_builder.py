@@ -39,7 +39,7 @@ from hearth.template.definitions import ResourceDefinition
 from hearth.template.env_merge import merge_environments, request_environment
 from hearth.template.environment import Environment
 from hearth.template.functions import base
-from hearth.template.loader import load_template_text
+from hearth.template.loader import check_decoded_depth, load_template_text
 from hearth.template.parameter_groups import ParameterGroups
 from hearth.template.parameters import Parameters, StackIdentity
 from hearth.template.registry import RegistryEntry
@@ -76,7 +76,13 @@ def source_from_request(
     if template is None:
         raise HearthError("No Template provided.")
     files = dict(files or {})
-    data = load_template_text(template, limits) if isinstance(template, str) else dict(template)
+    if isinstance(template, str):
+        data = load_template_text(template, limits)
+    else:
+        check_decoded_depth(template, limits or Limits())
+        data = dict(template)
+    if isinstance(environment, Mapping):
+        check_decoded_depth(environment, limits or Limits(), "environment")
     if not isinstance(data, dict):
         raise StackValidationFailed("The template is not a JSON object or YAML mapping.")
     tmpl = Template(data, {k: v for k, v in files.items() if isinstance(v, str)})
@@ -533,7 +539,7 @@ class BoundStack:
                 base.resolve(value, self.definition)
             except UserParameterMissing:
                 out.add(str(key))
-            except HearthError:
+            except (HearthError, TypeError, ValueError):
                 pass  # reported where the value is resolved
         return frozenset(out)
 
@@ -552,8 +558,13 @@ class BoundStack:
                 out[str(key)] = base.resolve(value, self.definition)
             except StackValidationFailed:
                 raise
-            except HearthError as exc:
+            except (HearthError, TypeError, ValueError) as exc:
+                # A function given arguments of the wrong kind says so, as Heat's does, with
+                # the template's own section names (Resources/Properties in CFN).
+                tmpl = self.template
                 raise StackValidationFailed(
-                    str(exc), ["resources", name, "properties", str(key)], "Property error"
+                    str(exc), [tmpl.section_name("resources"), name,
+                               "properties" if tmpl.is_hot else "Properties", str(key)],
+                    "Property error",
                 ) from None
         return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import and_, delete, false, func, not_, or_, select, update
+from sqlalchemy import delete, false, func, not_, or_, select, update
 from sqlalchemy.orm import Session
 
 from hearth.store.crypto import Encryptor
@@ -244,6 +244,15 @@ FILTER_COLUMNS = {
 }
 
 
+def _having_all(tags: Sequence[str]) -> Any:
+    """Ids of the stacks that have every one of ``tags``: one grouped query, whatever their
+    number (a condition per tag nests past the database's expression depth limit)."""
+    wanted = set(tags)
+    return (select(StackTag.stack_id).where(StackTag.tag.in_(wanted))
+            .group_by(StackTag.stack_id)
+            .having(func.count(func.distinct(StackTag.tag)) == len(wanted)))
+
+
 def _tag_filters(
     tags: Sequence[str] | None,
     tags_any: Sequence[str] | None,
@@ -252,11 +261,11 @@ def _tag_filters(
 ) -> list[Any]:
     conds: list[Any] = []
     if tags:
-        conds.extend(Stack.tags.any(StackTag.tag == t) for t in tags)
+        conds.append(Stack.id.in_(_having_all(tags)))
     if tags_any:
         conds.append(Stack.tags.any(StackTag.tag.in_(tags_any)))
     if not_tags:
-        conds.append(not_(and_(*(Stack.tags.any(StackTag.tag == t) for t in not_tags))))
+        conds.append(Stack.id.not_in(_having_all(not_tags)))
     if not_tags_any:
         conds.append(not_(Stack.tags.any(StackTag.tag.in_(not_tags_any))))
     return conds

@@ -313,7 +313,7 @@ def _construction_failure(what: str, exc: BaseException) -> TemplateParseError:
 # --- JSON ---------------------------------------------------------------------------------------
 
 
-def _too_deep(data: Any, max_depth: int) -> bool:
+def too_deep(data: Any, max_depth: int) -> bool:
     """Whether lists/maps in decoded JSON nest more than ``max_depth`` levels (iteratively)."""
     if not isinstance(data, dict | list):
         return False
@@ -326,6 +326,16 @@ def _too_deep(data: Any, max_depth: int) -> bool:
             if isinstance(child, dict | list):
                 stack.append((child, depth + 1))
     return False
+
+
+def check_decoded_depth(data: Any, limits: Limits, what: str = "template") -> None:
+    """A template (or environment) that came decoded (a JSON request body) is held to the
+    nesting limit a YAML one is parsed under."""
+    if too_deep(data, limits.max_nesting_depth):
+        raise TemplateParseError(
+            f"Error parsing {what}: lists and maps are nested more than "
+            f"{limits.max_nesting_depth} levels deep"
+        )
 
 
 # --- templates ----------------------------------------------------------------------------------
@@ -378,7 +388,7 @@ def parse_template_text(
         if fast and data is None:
             data = {}
     else:
-        if _too_deep(data, limits.max_nesting_depth):
+        if too_deep(data, limits.max_nesting_depth):
             # Read it again as YAML (JSON nearly always is) to say where; this fails.
             try:
                 _yaml_load(text, _FastLoader, limits, what)

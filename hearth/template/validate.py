@@ -24,7 +24,7 @@ from hearth.template.env_merge import merge_environments, request_environment
 from hearth.template.environment import Environment, RegistryEntry
 from hearth.template.functions import base
 from hearth.template.functions.references import GetParam
-from hearth.template.loader import load_template_text
+from hearth.template.loader import check_decoded_depth, load_template_text
 from hearth.template.parameter_groups import ParameterGroups
 from hearth.template.parameters import Parameters, StackIdentity
 from hearth.template.stack_definition import StackDefinition, validate_resource_functions
@@ -100,7 +100,14 @@ def validate_template(
     unknown_codes = ignorable - IGNORABLE_ERROR_CODES
     if unknown_codes:
         raise Invalid(f"Invalid codes in ignore_errors : {sorted(unknown_codes)}")
-    data = load_template_text(template, limits) if isinstance(template, str) else template
+    data: Mapping[str, Any]
+    if isinstance(template, str):
+        data = load_template_text(template, limits)
+    else:
+        check_decoded_depth(template, limits)
+        data = template
+    if isinstance(environment, Mapping):
+        check_decoded_depth(environment, limits, "environment")
     tmpl = Template(data, {k: v for k, v in files.items() if isinstance(v, str)})
 
     env_doc = request_environment(environment, parameters, environment_files)

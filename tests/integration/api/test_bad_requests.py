@@ -66,6 +66,18 @@ def send(url: str, method: str, path: str, body: Any = None, **kwargs: Any) -> r
                             **kwargs)
 
 
+def _props(salt: Any) -> dict[str, Any]:
+    return {"heat_template_version": "2018-08-31", "resources": {
+        "r": {"type": "OS::Heat::RandomString", "properties": {"salt": salt}}}}
+
+
+def _deep_if(depth: int) -> Any:
+    value: Any = "x"
+    for _ in range(depth):
+        value = {"if": [True, value, "y"]}
+    return value
+
+
 _names = itertools.count(1)
 
 
@@ -103,6 +115,29 @@ CASES: list[tuple[str, str, Any, int, tuple[str, ...]]] = [
      ('"template_url" must be a string.',)),
     ("POST", "/stacks", {"stack_name": name(), "template_url": "file:///etc/passwd"}, 400,
      ("Invalid URL scheme file",)),
+    # found by hostile probing: each was a 500
+    ("POST", "/stacks", {"stack_name": name(), "template": {
+        "heat_template_version": "2018-08-31", "resources": "x"}}, 400,
+     ("Resources must contain Resource",)),
+    ("POST", "/stacks", {"stack_name": name(), "template": _props({"list_join": [5, 6]})}, 400,
+     ("Property error: resources.r.properties.salt", "list_join")),
+    ("POST", "/stacks", {"stack_name": name(), "template": _props({"get_param": [{"a": 1}]})},
+     400, ("Property error: resources.r.properties.salt",)),
+    ("POST", "/stacks", {"stack_name": name(), "template": _props({"get_file": [1, 2]})}, 400,
+     ("Property error: resources.r.properties.salt", "get_file")),
+    ("POST", "/stacks", {"stack_name": name(), "template": {
+        "AWSTemplateFormatVersion": "2010-09-09", "Resources": {"r": {
+            "Type": "OS::Heat::RandomString",
+            "Properties": {"salt": {"Fn::Select": [{"a": 1}, 5]}}}}}}, 400,
+     ("Property error: Resources.r.Properties.salt",)),
+    ("POST", "/stacks", {"stack_name": name(), "template": {
+        "heat_template_version": "2018-08-31", "resources": {"r": {
+            "type": "OS::Heat::Stack", "properties": {"template": {"get_file": "none.yaml"}}}}}},
+     400, ('No content found in the "files" section for get_file path: none.yaml',)),
+    ("POST", "/stacks", {"stack_name": name(), "template": _props(_deep_if(300))}, 400,
+     ("nested more than 64 levels deep",)),
+    ("POST", "/validate", {"template": _props(_deep_if(300))}, 400,
+     ("nested more than 64 levels deep",)),
     ("POST", "/stacks", {"stack_name": name(), "template": T, "parameters": [1]}, 400,
      ('"parameters" must be a JSON object',)),
     ("POST", "/stacks", {"stack_name": name(), "template": T, "parameters": {"zz": 1}}, 400,
@@ -426,3 +461,14 @@ def test_oversized_bodies_are_refused(small_server: RunningServer) -> None:
     small = send(url, "POST", "/validate", {"template": T})
     assert small.status_code == 200
 
+
+
+def test_listing_by_many_tags_answers(noauth_server: RunningServer, stack: Stack) -> None:
+    """A thousand tags in one filter (a condition per tag once nested past SQLite's limit)."""
+    url = noauth_server.url
+    many = ",".join(f"t{i}" for i in range(998))
+    for key in ("tags", "not_tags", "tags_any", "not_tags_any"):
+        resp = send(url, "GET", "/stacks", params={key: many})
+        assert resp.status_code == 200, (key, resp.text[:200])
+        names = {s["stack_name"] for s in resp.json()["stacks"]}
+        assert (stack.name in names) == key.startswith("not_"), key
