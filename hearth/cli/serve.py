@@ -7,6 +7,7 @@ import logging
 import os
 import secrets
 import signal
+import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from oslo_config import cfg
 
 from hearth.common.blocking import SpareThreads
 from hearth.common.config import data_dir, load_config
+from hearth.common.errors import HearthError
 
 if TYPE_CHECKING:
     from hearth.engine.engine import Engine
@@ -120,6 +122,26 @@ class RunningServer:
         self.engine.stop()
 
 
+def check_free(host: str, port: int, what: str) -> None:
+    """Raise a HearthError naming the address when ``host:port`` cannot be listened on."""
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        raise HearthError(f"The {what} cannot listen on {host}:{port}: {exc}") from None
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        # As waitress binds (SO_REUSEADDR): a socket in TIME_WAIT is no obstacle.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise HearthError(f"The {what} cannot listen on {host}:{port}: {reason} "
+                              "(is another server running there?)") from None
+
+
 def close_server(server: Any, *, from_loop: bool = False) -> None:
     """Let running requests finish, then close the listening socket and every connection.
 
@@ -163,6 +185,10 @@ def start_server(conf: cfg.ConfigOpts, *, background: bool = False) -> RunningSe
     from hearth.api.app import build_app
     from hearth.engine.engine import Engine
 
+    # Before migrations and the engine's registration: a taken port is said plainly, at once.
+    check_free(conf.api.bind_host, conf.api.bind_port, "API ([api] bind_host/bind_port)")
+    if conf.cfn_api.enabled:
+        check_free(*parse_bind(str(conf.cfn_api.bind)), "CFN API ([cfn_api] bind)")
     Path(data_dir(conf)).mkdir(parents=True, exist_ok=True)
     ensure_encryption_key(conf)
     engine = Engine.from_config(conf)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -86,3 +87,19 @@ def test_versions_and_functions() -> None:
     assert "equals" in out.stdout
     out = hearth("template", "functions", "1999-01-01")
     assert out.returncode == 1 and "not found" in out.stderr
+
+
+def test_serve_on_a_taken_port_says_so_before_doing_anything(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        data = tmp_path / "data"
+        done = hearth("serve", "--bind", f"127.0.0.1:{port}", "--cfn-bind", "127.0.0.1:0",
+                      "--data-dir", str(data))
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"ERROR: The API ([api] bind_host/bind_port) cannot listen on 127.0.0.1:{port}: "
+        "Address already in use (is another server running there?)")
+    # No database was made, no engine registered.
+    assert not data.exists() or not any(data.iterdir())
