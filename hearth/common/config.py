@@ -181,8 +181,10 @@ API_OPTS: list[cfg.Opt] = [
                "(an X-Auth-User header overrides it)."),
     cfg.ListOpt(
         "noauth_roles",
-        default=["admin", "member", "reader"],
-        help="The roles of noauth requests (a Keystone admin token carries these three).",
+        default=["member", "reader"],
+        help="The roles of noauth requests. Without admin (the default) a project, the one in "
+        "the URL, sees and changes only its own stacks; add admin for a single-user "
+        "setup that should reach every project (global listings, admin-only types).",
     ),
     cfg.IntOpt(
         "keepalive_timeout",

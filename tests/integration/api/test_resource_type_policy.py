@@ -20,7 +20,15 @@ FLAVOR_TEMPLATE = {
 
 @pytest.fixture(scope="module")
 def member_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    conf = server_conf(tmp_path_factory.mktemp("members"), api__noauth_roles=["member", "reader"])
+    # noauth's default roles: member and reader.
+    with serving(server_conf(tmp_path_factory.mktemp("members"))) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def admin_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    conf = server_conf(tmp_path_factory.mktemp("admins"),
+                       api__noauth_roles=["admin", "member", "reader"])
     with serving(conf) as running:
         yield running
 
@@ -42,10 +50,10 @@ def test_member_does_not_see_admin_only_types(member_server: RunningServer) -> N
     assert resp.status_code == 403
 
 
-def test_admin_gets_past_the_type_rule(noauth_server: RunningServer) -> None:
+def test_admin_gets_past_the_type_rule(admin_server: RunningServer) -> None:
     # The admin is allowed to use the type; it then fails as unavailable (no Nova here).
     resp = requests.post(
-        f"{noauth_server.url}/v1/admin/stacks",
+        f"{admin_server.url}/v1/admin/stacks",
         json={"stack_name": "flavors", "template": FLAVOR_TEMPLATE},
     )
     assert resp.status_code == 400

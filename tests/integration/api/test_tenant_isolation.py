@@ -4,7 +4,8 @@ Project A owns a stack (with a snapshot), a software config and a deployment; pr
 member, not an admin) tries every route on them and gets 404 (never 403, which would confirm
 they exist, nor a redirect to them), sees none of them in its lists, cannot list across
 projects, and afterwards A's things are exactly as they were. The same checks run twice: in
-noauth mode (project from the URL, ``noauth_roles = member,reader``; needs no Keystone) and
+noauth mode (project from the URL, the default configuration: no admin role; needs no
+Keystone) and
 with real Keystone tokens (demo's project against ``hearth-iso-b``).
 """
 
@@ -104,10 +105,9 @@ class Owned:
 
 
 @pytest.fixture(scope="module")
-def noauth_member_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    conf = server_conf(
-        tmp_path_factory.mktemp("hearth-iso"), api__noauth_roles=["member", "reader"]
-    )
+def noauth_default_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    # The embedded default as it ships: projects kept apart without any configuration.
+    conf = server_conf(tmp_path_factory.mktemp("hearth-iso"))
     with serving(conf) as running:
         yield running
 
@@ -115,7 +115,7 @@ def noauth_member_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[R
 @pytest.fixture(scope="module", params=["noauth", "keystone"])
 def projects(request: pytest.FixtureRequest) -> Projects:
     if request.param == "noauth":
-        server: RunningServer = request.getfixturevalue("noauth_member_server")
+        server: RunningServer = request.getfixturevalue("noauth_default_server")
         return Projects(
             a=Tenant(server.url, "iso-project-a"), b=Tenant(server.url, "iso-project-b")
         )
