@@ -10,6 +10,7 @@ import falcon
 from oslo_config import cfg
 
 from hearth.api import faults
+from hearth.api.attempts import FailedAttempts
 from hearth.api.auth import Authenticator, WsgiApp, keystone_protected
 from hearth.api.catalog import Versions
 from hearth.api.handler import ApiState
@@ -51,6 +52,7 @@ def build_falcon_app(
         max_body_size=int(conf.max_json_body_size),
         max_template_size=int(conf.max_template_size),
         revision=str(conf.revision.heat_revision),
+        secret_url_attempts=FailedAttempts(int(conf.api.secret_url_failures_per_minute)),
     )
     app = falcon.App(middleware=[RequestIdMiddleware()])
     app.req_options.strip_url_path_trailing_slash = True

@@ -8,6 +8,7 @@ from typing import Any
 
 import falcon
 
+from hearth.api.attempts import FailedAttempts
 from hearth.api.auth import Authenticator
 from hearth.api.bodies import StackBody
 from hearth.api.request import json_object, read_json
@@ -24,6 +25,8 @@ class ApiState:
     max_body_size: int
     max_template_size: int
     revision: str
+    # Refused guesses at the public secret URLs, per source address.
+    secret_url_attempts: FailedAttempts
 
 
 class Handler:

@@ -187,6 +187,11 @@ API_OPTS: list[cfg.Opt] = [
         "setup that should reach every project (global listings, admin-only types).",
     ),
     cfg.IntOpt(
+        "secret_url_failures_per_minute", default=30, min=1,
+        help="Refused requests to the public secret URLs (signal, wait condition, metadata) "
+        "a source address may make in a minute before it is refused at once (429).",
+    ),
+    cfg.IntOpt(
         "keepalive_timeout",
         default=120,
         min=1,

@@ -206,3 +206,40 @@ def test_signal_urls_need_no_keystone_token(
     assert resp.status_code == 200, resp.text
     wait_for_status(heat, stack_id, "UPDATE_COMPLETE")
     assert outputs(heat, stack_id)["data"] == '{"1": "no token"}'
+
+
+@pytest.fixture(scope="module")
+def strict_server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from hearth.cli.serve import serving
+    from tests.integration.api.conftest import server_conf
+
+    conf = server_conf(tmp_path_factory.mktemp("hearth-guesses"),
+                       api__secret_url_failures_per_minute=3)
+    with serving(conf) as running:
+        yield running
+
+
+def test_guessing_is_slowed_then_refused_and_tells_nothing(strict_server: RunningServer) -> None:
+    import time
+
+    heat = heat_client.Client("1", endpoint=f"{strict_server.url}/v1/{NOAUTH_PROJECT}",
+                              token="unused")
+    stack_id = heat.stacks.create(stack_name=unique("guess"),
+                                  template=handle_only())["stack"]["id"]
+    wait_for_status(heat, stack_id, "CREATE_COMPLETE")
+    endpoint = outputs(heat, stack_id)["endpoint"]
+    prefix, secret = endpoint.rsplit("/", 1)
+    unknown = f"{strict_server.url}/v1/signal/00000000-0000-4000-8000-000000000000/{secret}"
+    took = []
+    for url in (f"{prefix}/{secret[:-1]}x", unknown, f"{prefix}/wrong"):
+        started = time.monotonic()
+        resp = requests.post(url, json={}, timeout=10)
+        took.append(time.monotonic() - started)
+        assert_heat_error(resp, 403, FORBIDDEN, type_name="Forbidden")
+    # Refusals take the same minimum time, whether the resource exists or not.
+    assert min(took) >= 0.05
+    # Past the limit the source is refused at once, even with the right secret.
+    resp = requests.post(endpoint, json={}, timeout=10)
+    assert resp.status_code == 429
+    assert "Too many refused secret URLs" in resp.json()["error"]["message"]
+    assert heat.resources.metadata(stack_id, "handle") == {}
