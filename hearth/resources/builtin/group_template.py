@@ -11,6 +11,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from hearth.common.errors import InvalidTemplateAttribute, NotFound, ResourceTypeNotFound
+from hearth.resources import group_size
 from hearth.resources.attributes import select_from_attribute
 from hearth.resources.nested import NestedMember
 from hearth.template.environment import Environment
@@ -34,6 +35,7 @@ Definition = dict[str, Any]
 
 def member_names(count: int, skipped: Collection[str] = ()) -> list[str]:
     """``count`` names "0", "1", ... leaving out removed ones (a removed name never returns)."""
+    group_size.check(count)
     candidates = (str(i) for i in itertools.count())
     return list(itertools.islice((n for n in candidates if n not in skipped), max(count, 0)))
 

@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from hearth.resources import group_size
 from hearth.resources.builtin import group_template as gt
 from hearth.resources.builtin import resource_group_schema as schema
 from hearth.resources.builtin import rolling, waiting
@@ -29,7 +30,7 @@ from hearth.resources.builtin.resource_group_schema import (
     RESOURCE_DEF,
     ROLLING_UPDATE,
 )
-from hearth.resources.definition import DEFAULT_STACK_TIMEOUT
+from hearth.resources.definition import DEFAULT_STACK_TIMEOUT, ValidationScope
 from hearth.resources.exceptions import PollDelay
 from hearth.resources.nested import ChildDefinition, NestedMember
 from hearth.resources.properties import Properties
@@ -65,6 +66,10 @@ class ResourceGroup(StackResource):
         if not properties.get(COUNT):
             return None
         return cls._unborn_child(name, properties, environment, files, 1)
+
+    @classmethod
+    def validate(cls, properties: Properties, scope: ValidationScope) -> None:
+        group_size.check(properties.get(COUNT))
 
     @classmethod
     def preview_child_for(

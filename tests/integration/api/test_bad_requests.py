@@ -71,6 +71,12 @@ def _props(salt: Any) -> dict[str, Any]:
         "r": {"type": "OS::Heat::RandomString", "properties": {"salt": salt}}}}
 
 
+def _group(count: int) -> dict[str, Any]:
+    return {"heat_template_version": "2018-08-31", "resources": {"g": {
+        "type": "OS::Heat::ResourceGroup",
+        "properties": {"count": count, "resource_def": {"type": "OS::Heat::None"}}}}}
+
+
 def _deep_if(depth: int) -> Any:
     value: Any = "x"
     for _ in range(depth):
@@ -138,6 +144,18 @@ CASES: list[tuple[str, str, Any, int, tuple[str, ...]]] = [
      ("nested more than 64 levels deep",)),
     ("POST", "/validate", {"template": _props(_deep_if(300))}, 400,
      ("nested more than 64 levels deep",)),
+    # group sizes are checked before anything is built (each held a thread for minutes)
+    # (the wording depends on whether the process's stacks have a resource limit)
+    ("POST", "/stacks", {"stack_name": name(), "template": _group(10**9)}, 400,
+     ("Request limit exceeded",)),
+    ("POST", "/stacks/preview", {"stack_name": name(), "template": _group(2**70)}, 400,
+     ("Request limit exceeded",)),
+    ("POST", "/stacks", {"stack_name": name(), "template": {
+        "heat_template_version": "2018-08-31", "resources": {"g": {
+            "type": "OS::Heat::AutoScalingGroup", "properties": {
+                "min_size": 10**8, "max_size": 10**8,
+                "resource": {"type": "OS::Heat::None"}}}}}}, 400,
+     ("Request limit exceeded",)),
     ("POST", "/stacks", {"stack_name": name(), "template": T, "parameters": [1]}, 400,
      ('"parameters" must be a JSON object',)),
     ("POST", "/stacks", {"stack_name": name(), "template": T, "parameters": {"zz": 1}}, 400,

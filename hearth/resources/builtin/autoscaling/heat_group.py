@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hearth.common.errors import InvalidTemplateAttribute, StackValidationFailed
+from hearth.resources import group_size
 from hearth.resources.attributes import AttributeSchema, select_from_attribute
 from hearth.resources.builtin.autoscaling import members
 from hearth.resources.builtin.autoscaling.group import (
@@ -33,6 +34,8 @@ OUTPUTS, OUTPUTS_LIST, CURRENT_SIZE, REFS, REFS_MAP = (
 
 def check_sizes(min_size: Any, max_size: Any, desired: Any) -> None:
     """Heat's checks of a group's sizes (shared with AWS::AutoScaling::AutoScalingGroup)."""
+    for size in (min_size, max_size, desired):
+        group_size.check(size)
     if min_size is None or max_size is None:
         return  # not known yet
     if max_size < min_size:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from hearth.common.errors import StackValidationFailed
+from hearth.resources import group_size
 from hearth.resources.attributes import AttributeSchema
 from hearth.resources.builtin.autoscaling import capacity, members
 from hearth.resources.builtin.autoscaling.group import (
@@ -113,6 +114,7 @@ class InstanceGroup(ScalingGroup):
 
     @classmethod
     def validate(cls, properties: Properties, scope: ValidationScope) -> None:
+        group_size.check(properties.get(SIZE))
         check_load_balancers(properties)
 
     @classmethod
