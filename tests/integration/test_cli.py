@@ -103,3 +103,4 @@ def test_serve_on_a_taken_port_says_so_before_doing_anything(tmp_path: Path) -> 
         "Address already in use (is another server running there?)")
     # No database was made, no engine registered.
     assert not data.exists() or not any(data.iterdir())
+

@@ -45,6 +45,23 @@ def http_message(exc: heat_exc.HTTPException) -> str:
     return str(exc).removeprefix("ERROR: ")
 
 
+def unreachable(exc: heat_exc.CommunicationError) -> str:
+    """No server answered: say where we looked and what to do, not urllib3's retry story."""
+    text = str(exc)
+    endpoint = text.split("Error communicating with ", 1)[-1].split(" ", 1)[0]
+    if "Connection refused" in text:
+        why = "connection refused"
+    elif "timed out" in text.lower():
+        why = "no answer in time"
+    elif "Name or service not known" in text or "nodename nor servname" in text:
+        why = "unknown host"
+    else:
+        why = "the connection failed"
+    return (f"No orchestration server answers at {endpoint} ({why}). Start one with "
+            "`hearth serve`, or point the client elsewhere (--os-endpoint, OS_* variables "
+            "or HEARTH_URL).")
+
+
 def error(message: str) -> int:
     print(f"ERROR: {message}", file=sys.stderr, flush=True)
     return 1
@@ -55,7 +72,9 @@ def run_reporting_errors(func: Callable[[], int]) -> int:
         return func()
     except heat_exc.HTTPException as exc:
         return error(http_message(exc))
-    except heat_exc.BaseException as exc:  # CommandError, CommunicationError, InvalidEndpoint
+    except heat_exc.CommunicationError as exc:
+        return error(unreachable(exc))
+    except heat_exc.BaseException as exc:  # CommandError, InvalidEndpoint
         return error(str(exc).removeprefix("ERROR: "))
     except ks_exc.ClientException as exc:
         return error(f"Keystone: {exc}")

@@ -52,7 +52,10 @@ def test_keystone_without_credentials_or_reachable_keystone(hearth: Hearth,
 def test_an_endpoint_nobody_listens_on(hearth: Hearth) -> None:
     run = hearth("stack", "list", "--os-endpoint", "http://127.0.0.1:9/v1/demo")
     assert (run.code, run.out) == (1, "")
-    assert run.err.startswith("ERROR: Error communicating with http://127.0.0.1:9/v1/demo")
+    assert run.err == (
+        "ERROR: No orchestration server answers at http://127.0.0.1:9/v1/demo (connection "
+        "refused). Start one with `hearth serve`, or point the client elsewhere "
+        "(--os-endpoint, OS_* variables or HEARTH_URL).\n")
 
 
 def test_explicit_endpoint_wins(hearth: Hearth, endpoint: str, template: str,
