@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from hearth.template.functions import budget
 from hearth.template.functions.base import Function, FunctionClass, resolve
 from hearth.template.functions.strings import scalar_replacement
 
@@ -52,7 +53,9 @@ class Join(Function):
         delimiter = resolve(self._delimiter, ctx)
         if not isinstance(delimiter, str):
             raise TypeError(f'"{self.name}" delimiter must be a string')
-        return delimiter.join(_join_item(item) for item in items)
+        texts = [_join_item(item) for item in items]
+        budget.check_string(self.name, budget.joined_size(texts, delimiter))
+        return delimiter.join(texts)
 
 
 def _join_item(item: Any) -> str:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from hearth.template.functions import base
+from hearth.template.functions import base, budget
 from hearth.template.functions.base import Function, FunctionClass, is_list_like
 
 if TYPE_CHECKING:
@@ -91,6 +92,8 @@ class Repeat(Function):
                 f"For {self.name}, the length of for_each values should be equal if no nested loop."
             )
 
+        sizes = [len(list(v)) if not isinstance(v, Sized) else len(v) for v in values]
+        budget.check_items(self.name, math.prod(sizes) if self._nested else min(sizes, default=0))
         template = base.resolve(self._template, ctx)
         combinations = itertools.product(*values) if self._nested else zip(*values, strict=False)
         return [_substitute(template, placeholders, list(combo)) for combo in combinations]

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib import parse as urlparse
 
-from hearth.template.functions import base
+from hearth.template.functions import base, budget
 from hearth.template.functions.base import Function, FunctionClass, is_list_like
 
 if TYPE_CHECKING:
@@ -76,6 +76,7 @@ class ListJoin(Function):
                 parts.append(item)
             else:
                 raise TypeError(f"Items to join must be strings not {repr(item)[:200]}")
+        budget.check_string(self.name, budget.joined_size(parts, delimiter))
         return delimiter.join(parts)
 
 
@@ -106,7 +107,9 @@ class ListJoinMulti(Function):
         delimiter = base.resolve(self._delimiter, ctx)
         if not isinstance(delimiter, str):
             raise TypeError(f'"{self.name}" delimiter must be a string')
-        return delimiter.join(self._text(item) for item in items)
+        texts = [self._text(item) for item in items]
+        budget.check_string(self.name, budget.joined_size(texts, delimiter))
+        return delimiter.join(texts)
 
     @staticmethod
     def _text(item: Any) -> str:
@@ -199,6 +202,7 @@ class StrReplace(Function):
         if self.strict and missing:
             names = ",".join(sorted(sorted(missing), key=len, reverse=True))
             raise ValueError(f"The following params were not found in the template: {names}")
+        budget.check_string(self.name, budget.joined_size(f for f, _ in fragments))
         return "".join(fragment for fragment, _ in fragments)
 
 
