@@ -37,3 +37,13 @@ def test_repeat_combinations_are_bounded() -> None:
     assert run_stages(snippet) == ("resolve", (
         f'"repeat" would make a list of 1000000 items, more than the {budget.MAX_ITEMS} a '
         "template may make"))
+
+
+def test_yaql_pow_is_bounded() -> None:
+    started = time.monotonic()
+    assert run_stages({"yaql": {"expression": "pow(10, 10000000)", "data": {}}}) == (
+        "resolve", "pow(10, 10000000) would be a number of about 40000000 bits, more than "
+        "the 100000 a template may make")
+    assert time.monotonic() - started < 2
+    assert run_stages({"yaql": {"expression": "pow(2, 10) + pow(3, 4, 5)", "data": {}}}) == (
+        "ok", 1025)

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import yaql
-from yaql.language import contexts, expressions
+from yaql.language import contexts, expressions, specs, yaqltypes
 from yaql.language import exceptions as yaql_exceptions
 from yaql.language import utils as yaql_utils
 
@@ -52,12 +52,32 @@ def _engine(limits: Limits) -> Any:
     return engine
 
 
+# The most bits a yaql ``pow`` may make (one C call that no deadline interrupts: pow(10,
+# 10000000) held a worker 6 s).
+MAX_POW_BITS = 100_000
+
+
+@specs.parameter("a", yaqltypes.Number())  # type: ignore[untyped-decorator]
+@specs.parameter("b", yaqltypes.Number())  # type: ignore[untyped-decorator]
+@specs.parameter("c", yaqltypes.Number(nullable=True))  # type: ignore[untyped-decorator]
+def _bounded_pow(a: Any, b: Any, c: Any = None) -> Any:
+    """yaql's ``pow``, refusing an exact result too large to compute in bounded time."""
+    if c is None and isinstance(a, int) and isinstance(b, int) and abs(a) > 1 and b > 0:
+        bits = b * abs(a).bit_length()
+        if bits > MAX_POW_BITS:
+            raise ValueError(f"pow({a}, {b}) would be a number of about {bits} bits, more "
+                             f"than the {MAX_POW_BITS} a template may make")
+    return pow(a, b, c)
+
+
 def _context() -> Any:
     """yaql's standard library, set up once; each evaluation works in a child of it."""
     global _root_context
     with _lock:
         if _root_context is None:
-            _root_context = yaql.create_context()
+            root = yaql.create_context().create_child_context()
+            root.register_function(_bounded_pow, name="pow", exclusive=True)
+            _root_context = root
         return _root_context
 
 
