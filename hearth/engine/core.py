@@ -170,6 +170,10 @@ class EngineCore:
         return self._clouds
 
     @property
+    def has_encryption_key(self) -> bool:
+        return bool(self._key)
+
+    @property
     def encryptor(self) -> Encryptor | None:
         """The encryptor for data at rest, or None when encryption is switched off.
 

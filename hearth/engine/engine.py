@@ -28,6 +28,7 @@ from hearth.engine.software import SoftwareService
 from hearth.engine.stack_data import StackData
 from hearth.resources import group_size
 from hearth.resources.registry import PluginRegistry
+from hearth.store import key_check
 from hearth.store.db import Database
 from hearth.store.migrate import ensure_schema
 from hearth.template import versions
@@ -120,6 +121,7 @@ class Engine:
             encryption_key=conf.auth_encryption_key,
             policy=Policy(conf),
         )
+        _check_key(core)
         return cls(core)
 
     def start(self) -> None:
@@ -241,3 +243,22 @@ class Engine:
             type_checker=self._type_checker(ctx),
             max_resources_per_stack=self.core.limits.max_resources_per_stack,
         )
+
+
+def _check_key(core: EngineCore) -> None:
+    """Refuse to start with a key that cannot read the database's encrypted rows."""
+    if not core.settings.encrypt or not core.has_encryption_key:
+        return  # nothing encrypted with it; a missing key is reported where it is needed
+    encryptor = core.encryptor
+    if encryptor is None:
+        return
+    with core.db.session(readonly=True) as session:
+        unreadable = key_check.unreadable_row(session, encryptor)
+    if unreadable is not None:
+        raise HearthError(
+            f"The encryption key (auth_encryption_key, or the data directory's "
+            f"auth_encryption_key file) cannot read {unreadable} in this database: every "
+            "server of one database needs the same key. Set the key the database was "
+            "written with."
+        )
+
