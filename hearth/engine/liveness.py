@@ -45,6 +45,7 @@ class Liveness:
                 max(1, round(self.core.settings.heartbeat_interval)),
             )
         self.recover()
+        self._forget_dead()
         self._thread = threading.Thread(target=self._beat, name="hearth-heartbeat", daemon=True)
         self._thread.start()
 
@@ -62,9 +63,17 @@ class Liveness:
             try:
                 with self.core.db.session() as session:
                     lock_store.heartbeat(session, self.core.engine_id)
-                self.recover()
+                if self.recover():
+                    self._forget_dead()
             except Exception:
                 LOG.exception("Engine heartbeat failed")
+
+    def _forget_dead(self) -> None:
+        """Drop the service records of this host's dead engines once their stacks are taken
+        over (they were listed forever)."""
+        with self.core.db.session() as session:
+            lock_store.forget_dead_services(session, self.core.settings.host,
+                                            self.core.engine_id, self.core.settings.dead_after)
 
     def recover(self) -> int:
         """Take over the IN_PROGRESS stacks of dead engines; returns how many were taken."""

@@ -129,3 +129,25 @@ def dead_engines(session: Session, dead_after: timedelta) -> list[str]:
         if seen < cutoff:
             out.append(row.engine_id)
     return out
+
+
+def forget_dead_services(
+    session: Session, host: str, keep_engine: str, dead_after: timedelta
+) -> int:
+    """Delete the records of this host's earlier engines that are dead and hold no stack lock
+    (as Heat's engine cleans up its host's stale service records at start); returns how many.
+    Other hosts' dead engines stay listed, as down, for their operators to see."""
+    cutoff = utcnow() - dead_after
+    stale = [
+        row.engine_id for row in services(session)
+        if row.host == host and row.engine_id != keep_engine
+        and (row.updated_at or row.created_at) < cutoff
+    ]
+    if not stale:
+        return 0
+    holding = {lock.engine_id for lock in locks_of_engines(session, stale)}
+    gone = [engine_id for engine_id in stale if engine_id not in holding]
+    if gone:
+        session.execute(delete(Service).where(Service.engine_id.in_(gone)))
+    return len(gone)
+
