@@ -58,7 +58,8 @@ def register(commands: Any) -> None:
         "~/.local/share/hearth)",
     )
     serve.add_argument(
-        "--config", action="append", default=[],
+        # Heat's spelling, as everywhere else in hearth; --config is kept for old scripts.
+        "--config-file", "--config", dest="config", action="append", default=[],
         help="config file for everything else: database, auth, limits (repeatable; env "
         "HEARTH_CONFIG). `hearth config sample` prints every option.",
     )

@@ -13,7 +13,7 @@
 #
 # Before: the devcloud is running (../shared/tools/devcloud/start-devcloud.sh) and Hearth
 # serves its orchestration endpoint (127.0.0.1:8004) with Keystone auth, e.g.
-#   hearth serve --config tests/conformance/devcloud-hearth.conf
+#   hearth serve --config-file tests/conformance/devcloud-hearth.conf
 # (see that file: Keystone auth from the devcloud, [trustee] for trusts).
 set -euo pipefail
 

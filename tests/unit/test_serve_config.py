@@ -59,3 +59,12 @@ def test_config_sample_lists_every_option_group(capsys: pytest.CaptureFixture[st
     assert "#auth_strategy = noauth" in sample
     assert "#bind_port = 8004" in sample
     assert "#max_json_body_size = 1048576" in sample
+
+
+def test_config_file_has_heats_spelling_before_or_after_serve(tmp_path: Path) -> None:
+    config = tmp_path / "hearth.conf"
+    config.write_text("[DEFAULT]\nmax_stacks_per_tenant = 9\n")
+    for argv in (["serve", "--config-file", str(config)], ["--config-file", str(config), "serve"],
+                 ["serve", "--config", str(config)]):
+        conf = server_config(build_parser().parse_args(argv))
+        assert conf.max_stacks_per_tenant == 9, argv
