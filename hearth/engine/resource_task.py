@@ -318,6 +318,9 @@ class ResourceTask:
         # snapshot of a resource whose create or update failed).
         self._state_before = (self.record.action, self.record.status)
         fields: dict[str, Any] = {"traversal_id": self.run.traversal_id, "step_cookie": None}
+        if self.run.resuming and self._state_before == (action, states.IN_PROGRESS):
+            # A dead engine's resource carried on: its IN_PROGRESS event was written already.
+            fields["event"] = False
         if action in (states.CREATE, states.ADOPT, states.UPDATE):
             fields["requires"] = self.run.requires_ids(self.name)
             self.record.requires = fields["requires"]

@@ -14,7 +14,7 @@ from typing import Any
 from hearth.common.context import RequestContext
 from hearth.engine.engine import Engine
 from hearth.store import locks as lock_store
-from tests.integration.engine.conftest import CTX, make_engine, resources, wait_state
+from tests.integration.engine.conftest import CTX, events, make_engine, resources, wait_state
 from tests.integration.engine.test_lifecycle import rsrc, template
 
 CHILD = textwrap.dedent(
@@ -65,6 +65,10 @@ def test_a_killed_engines_stack_is_continued_by_another(engine_url: str) -> None
         assert state == ("CREATE", "COMPLETE", "Stack CREATE completed successfully")
         rows = resources(survivor, identity)
         assert {(r.action, r.status) for r in rows.values()} == {("CREATE", "COMPLETE")}
+        # The resource in flight at the kill is continued, not started again: one
+        # IN_PROGRESS event each, as without the kill.
+        started = [e for e in events(survivor, identity) if e[2] == "IN_PROGRESS"]
+        assert sorted(e[0] for e in started if e[0] != "survivor") == ["first", "second"]
         with survivor.core.db.session() as session:
             assert lock_store.holder(session, identity["stack_id"]) is None
     finally:
