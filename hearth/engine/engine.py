@@ -26,7 +26,6 @@ from hearth.engine.service import StackService
 from hearth.engine.signals import ResourceSignals
 from hearth.engine.software import SoftwareService
 from hearth.engine.stack_data import StackData
-from hearth.resources import group_size
 from hearth.resources.registry import PluginRegistry
 from hearth.store import key_check
 from hearth.store.db import Database
@@ -112,7 +111,6 @@ class Engine:
             ensure_schema(url)
         plugins = PluginRegistry.load(plugin_dirs=list(conf.plugin_dirs))
         urlfetch.configure(conf.template_fetch_allowed_networks, conf.template_fetch_timeout)
-        group_size.configure(int(conf.max_resources_per_stack))
         core = EngineCore(
             Database(url),
             plugins,

@@ -12,7 +12,6 @@ import pytest
 from hearth.common.errors import StackValidationFailed
 from hearth.engine.engine import Engine
 from hearth.engine.stack_builder import BoundStack, source_from_request
-from hearth.resources import group_size
 from hearth.store import queries
 from hearth.template.parameters import StackIdentity
 from tests.integration.engine.conftest import CTX, resources, stack_row, wait_state
@@ -139,15 +138,6 @@ def test_an_unknown_member_type_is_refused_before_anything_exists(engine: Engine
 
 
 def test_a_huge_group_validates_one_member(engine: Engine) -> None:
-    # Past the default limit of a stack's resources: as where an operator lifted it.
-    group_size.configure(-1)
-    try:
-        _huge_group_validates_one_member(engine)
-    finally:
-        group_size.configure(1000)
-
-
-def _huge_group_validates_one_member(engine: Engine) -> None:
     bad = template({"g": group(10000, {"type": "OS::Heat::RandomString",
                                         "properties": {"length": "x%index%"}})})
     source = source_from_request(bad, global_env=engine.core.global_env)
