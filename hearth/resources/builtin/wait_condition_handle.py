@@ -22,7 +22,6 @@ from hearth.resources.context import SIGNAL, WAITCONDITION, signal_token_key
 from hearth.resources.definition import ValidationScope
 from hearth.resources.properties import Properties
 from hearth.resources.schema import PropertySchema
-from hearth.resources.stack_users_api import USER_ID_KEY
 from hearth.resources.support import SupportStatus
 from hearth.template.constraints import AllowedValues
 
@@ -31,10 +30,9 @@ STATUS_FAILURE = "FAILURE"
 WAIT_STATUSES = (STATUS_FAILURE, STATUS_SUCCESS)
 # Bytes of randomness in a signal URL's secret (43 URL-safe characters).
 SECRET_BYTES = 32
-# Resource data of a handle whose URL is pre-signed with a stack user's EC2 keypair (the
-# user's id under Heat's key, so that the stack user rules know it).
-SIGNED_URL_KEY, CREDENTIAL_ID_KEY, SIGNING_USER_KEY = (
-    "ec2_signed_url", "credential_id", USER_ID_KEY)
+# Resource data of a handle whose URL is pre-signed with its stack user's EC2 keypair (the
+# user and keypair are kept as agent_credentials keeps them for servers and deployments).
+SIGNED_URL_KEY = "ec2_signed_url"
 
 
 class BaseWaitConditionHandle(Resource):
@@ -86,27 +84,15 @@ class BaseWaitConditionHandle(Resource):
     # --- a URL of the CFN API pre-signed with a stack user's keypair (Keystone) ------------
 
     def _make_signed_url(self, kind: str) -> None:
-        users = self.context.stack_users
-        user = users.create_user(secrets.token_urlsafe(SECRET_BYTES))
-        self.data_set(SIGNING_USER_KEY, user.user_id)
-        keypair = users.create_ec2_keypair(user.user_id)
-        self.data_set(CREDENTIAL_ID_KEY, keypair.credential_id)
-        url = self.context.cfn_signal_url(kind, keypair.access, keypair.secret)
-        if url is None:
-            # No CFN API to sign for: the secret URL it is, and no user is left behind.
-            self._drop_signing_user()
+        """With a stack user domain and the CFN API: Heat's pre-signed URL, kept."""
+        if not agent_credentials.signs_for_cfn(self):
             return
-        self.data_set(SIGNED_URL_KEY, url, redact=True)
+        url = agent_credentials.cfn_signal_url(self, kind)
+        if url is not None:
+            self.data_set(SIGNED_URL_KEY, url, redact=True)
 
     def _drop_signing_user(self) -> None:
-        data = self.data()
-        users = self.context.stack_users
-        if data.get(CREDENTIAL_ID_KEY):
-            users.delete_ec2_keypair(data[CREDENTIAL_ID_KEY])
-            self.data_delete(CREDENTIAL_ID_KEY)
-        if data.get(SIGNING_USER_KEY):
-            users.delete_user(data[SIGNING_USER_KEY])
-            self.data_delete(SIGNING_USER_KEY)
+        agent_credentials.drop_stack_user(self)
         self.data_delete(SIGNED_URL_KEY)
 
     def _url(self, kind: str) -> str | None:
@@ -248,16 +234,14 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
             self._make_secret(SIGNAL)
         elif self._transport == CFN_SIGNAL:
             self._make_secret(WAITCONDITION)
-            if self.context.stack_users.configured() is None:
-                self._make_signed_url(WAITCONDITION)
+            self._make_signed_url(WAITCONDITION)
         elif self._transport == HEAT_SIGNAL:
             agent_credentials.stack_user(self)
         self.resource_id_set(self.physical_resource_name())
 
     def handle_delete(self) -> None:
         super().handle_delete()
-        agent_credentials.drop_stack_user(self)
-        self._drop_signing_user()
+        self._drop_signing_user()  # the HEAT_SIGNAL user as well
 
     def normalise_signal_data(self, details: Any, latest: Mapping[str, Any]) -> Any:
         if details and not isinstance(details, Mapping):
@@ -350,8 +334,7 @@ class WaitConditionHandle(BaseWaitConditionHandle):
 
     def handle_create(self) -> None:
         super().handle_create()
-        if self.context.stack_users.configured() is None:
-            self._make_signed_url(WAITCONDITION)
+        self._make_signed_url(WAITCONDITION)
 
     def handle_delete(self) -> None:
         super().handle_delete()

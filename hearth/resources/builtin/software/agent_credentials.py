@@ -94,10 +94,10 @@ def keypair(resource: Resource) -> tuple[str, str]:
     return made.access, made.secret
 
 
-def cfn_signal_url(resource: Resource) -> str | None:
-    """The CFN API's ``/v1/signal/<ARN>`` URL pre-signed with the stack user's keypair."""
+def cfn_signal_url(resource: Resource, kind: str = SIGNAL) -> str | None:
+    """The CFN API's ``/v1/<kind>/<ARN>`` URL pre-signed with the stack user's keypair."""
     access, secret = keypair(resource)
-    return resource.context.cfn_signal_url(SIGNAL, access, secret)
+    return resource.context.cfn_signal_url(kind, access, secret)
 
 
 def drop_stack_user(resource: Resource) -> None:
