@@ -154,10 +154,9 @@ class SignalEndpoint(_Endpoint):
             _error(resp, CfnError(INVALID_ACTION))
             return
         if req.method != verb:
-            resp.status = 405
-            resp.set_header("Allow", verb)
             _error(resp, CfnError(INVALID_ACTION, f"{kind} URLs take {verb}"))
-            resp.status = 405
+            resp.status = 405  # the AWS body, with HTTP's status for a wrong method
+            resp.set_header("Allow", verb)
             return
         try:
             body = _body(req, self.state.max_body_size)
