@@ -12,19 +12,16 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode, urlparse
 
-import boto3
 import pytest
 import requests
-from botocore.config import Config
-from botocore.exceptions import ClientError
 from keystoneclient.contrib.ec2.utils import Ec2Signer  # type: ignore[import-untyped]
 
 from hearth.cli.serve import RunningServer, serving
 from tests.integration.api.conftest import server_conf
+from tests.integration.cfn.common import TIMEOUT, cfn_client, cfn_settled, error_of
 
 ACCESS, SECRET, PROJECT = "AKDEMO", "demo-secret-of-the-test", "demo"
 OTHER_ACCESS, OTHER_SECRET = "AKOTHER", "other-secret"
-TIMEOUT = 30.0
 
 TEMPLATE = """\
 HeatTemplateFormatVersion: '2012-12-12'
@@ -52,21 +49,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
 
 
 def client(served: RunningServer, access: str = ACCESS, secret: str = SECRET) -> Any:
-    return boto3.client(
-        "cloudformation", endpoint_url=f"{served.cfn_url}/v1/", region_name="RegionOne",
-        aws_access_key_id=access, aws_secret_access_key=secret,
-        config=Config(retries={"max_attempts": 1}),
-    )
-
-
-def settled(cfn: Any, name: str) -> dict[str, Any]:
-    deadline = time.monotonic() + TIMEOUT
-    while True:
-        stack: dict[str, Any] = cfn.describe_stacks(StackName=name)["Stacks"][0]
-        if not stack["StackStatus"].endswith("IN_PROGRESS"):
-            return stack
-        assert time.monotonic() < deadline, stack["StackStatus"]
-        time.sleep(0.1)
+    return cfn_client(served, access, secret)
 
 
 def test_stack_lifecycle_through_boto3(served: RunningServer) -> None:
@@ -78,7 +61,7 @@ def test_stack_lifecycle_through_boto3(served: RunningServer) -> None:
     arn = created["StackId"]
     assert arn.startswith(f"arn:openstack:heat::{PROJECT}:stacks/{name}/")
     try:
-        stack = settled(cfn, name)
+        stack = cfn_settled(cfn, name)
         assert stack["StackStatus"] == "CREATE_COMPLETE", stack["StackStatusReason"]
         assert stack["StackId"] == arn and stack["Description"] == "A CFN API test"
         assert stack["TimeoutInMinutes"] == 5 and stack["DisableRollback"] is False
@@ -113,7 +96,7 @@ def test_stack_lifecycle_through_boto3(served: RunningServer) -> None:
         # An update with a new parameter value and metadata.
         cfn.update_stack(StackName=name, TemplateBody=TEMPLATE % "db",
                          Parameters=[{"ParameterKey": "Length", "ParameterValue": "20"}])
-        stack = settled(cfn, name)
+        stack = cfn_settled(cfn, name)
         assert stack["StackStatus"] == "UPDATE_COMPLETE", stack["StackStatusReason"]
         assert len(stack["Outputs"][0]["OutputValue"]) == 20
         assert "LastUpdatedTime" in stack
@@ -122,7 +105,7 @@ def test_stack_lifecycle_through_boto3(served: RunningServer) -> None:
         assert detail["Metadata"] == '{"role": "db"}'
     finally:
         cfn.delete_stack(StackName=name)
-    stack = settled(cfn, arn)
+    stack = cfn_settled(cfn, arn)
     assert stack["StackStatus"] == "DELETE_COMPLETE"
 
 
@@ -133,13 +116,6 @@ def test_validate_and_estimate(served: RunningServer) -> None:
     assert valid["Parameters"] == [{"ParameterKey": "Length", "DefaultValue": "8",
                                     "NoEcho": False, "Description": ""}]
     assert cfn.estimate_template_cost(TemplateBody=TEMPLATE % "web")["Url"].startswith("http")
-
-
-def error_of(call: Any, **kwargs: Any) -> tuple[str, int]:
-    with pytest.raises(ClientError) as caught:
-        call(**kwargs)
-    info = caught.value.response
-    return info["Error"]["Code"], info["ResponseMetadata"]["HTTPStatusCode"]
 
 
 def test_bad_requests_get_aws_errors_and_change_nothing(served: RunningServer) -> None:
@@ -155,9 +131,9 @@ def test_bad_requests_get_aws_errors_and_change_nothing(served: RunningServer) -
         assert error_of(cfn.create_stack, StackName=name, TemplateBody=TEMPLATE % "web") == (
             "AlreadyExists", 400)
     finally:
-        settled(cfn, arn)
+        cfn_settled(cfn, arn)
         cfn.delete_stack(StackName=arn)
-        assert settled(cfn, arn)["StackStatus"] == "DELETE_COMPLETE"
+        assert cfn_settled(cfn, arn)["StackStatus"] == "DELETE_COMPLETE"
     # Wrong secret, an unknown key: refused before anything is read.
     assert error_of(client(served, secret="wrong").list_stacks) == (
         "SignatureDoesNotMatch", 403)
@@ -239,7 +215,7 @@ def test_cancel_update_rolls_back(served: RunningServer) -> None:
     arn = cfn.create_stack(StackName=name, TemplateBody=SLOW, Parameters=[
         {"ParameterKey": "value", "ParameterValue": "one"}])["StackId"]
     try:
-        assert settled(cfn, arn)["StackStatus"] == "CREATE_COMPLETE"
+        assert cfn_settled(cfn, arn)["StackStatus"] == "CREATE_COMPLETE"
         # Nothing to cancel yet: refused, nothing changes.
         code = error_of(cfn.cancel_update_stack, StackName=arn)[0]
         assert code == "InvalidParameterValue"
@@ -251,13 +227,13 @@ def test_cancel_update_rolls_back(served: RunningServer) -> None:
             assert time.monotonic() < deadline
             time.sleep(0.05)
         cfn.cancel_update_stack(StackName=arn)
-        stack = settled(cfn, arn)
+        stack = cfn_settled(cfn, arn)
         assert stack["StackStatus"] == "ROLLBACK_COMPLETE", stack["StackStatusReason"]
         params = {p["ParameterKey"]: p["ParameterValue"] for p in stack["Parameters"]}
         assert params["value"] == "one"
     finally:
         cfn.delete_stack(StackName=arn)
-    assert settled(cfn, arn)["StackStatus"] == "DELETE_COMPLETE"
+    assert cfn_settled(cfn, arn)["StackStatus"] == "DELETE_COMPLETE"
 
 
 def test_signal_urls_take_only_their_method(served: RunningServer) -> None:

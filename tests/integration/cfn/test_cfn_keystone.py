@@ -4,18 +4,14 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlparse
 
-import boto3
 import pytest
 import requests
-from botocore.config import Config
-from botocore.exceptions import ClientError
 from keystoneclient.contrib.ec2.utils import Ec2Signer  # type: ignore[import-untyped]
 
 from hearth.cli.serve import RunningServer, serving
@@ -30,8 +26,8 @@ from tests.integration.api.keystone_fixtures import (
     keystone_users,  # noqa: F401 - the fixture
     password_session,
 )
+from tests.integration.cfn.common import cfn_client, cfn_settled, error_of
 
-TIMEOUT = 30.0
 TEMPLATE = """\
 heat_template_version: 2018-08-31
 parameters:
@@ -72,31 +68,6 @@ def ec2_keys() -> Iterator[Callable[[tuple[str, str, str]], tuple[str, str]]]:
                        raise_exc=False)
 
 
-def cfn_client(served: RunningServer, access: str, secret: str) -> Any:
-    return boto3.client(
-        "cloudformation", endpoint_url=f"{served.cfn_url}/v1/", region_name="RegionOne",
-        aws_access_key_id=access, aws_secret_access_key=secret,
-        config=Config(retries={"max_attempts": 1}),
-    )
-
-
-def settled(cfn: Any, name: str) -> dict[str, Any]:
-    deadline = time.monotonic() + TIMEOUT
-    while True:
-        stack: dict[str, Any] = cfn.describe_stacks(StackName=name)["Stacks"][0]
-        if not stack["StackStatus"].endswith("IN_PROGRESS"):
-            return stack
-        assert time.monotonic() < deadline, stack["StackStatus"]
-        time.sleep(0.1)
-
-
-def code_of(call: Any, **kwargs: Any) -> tuple[str, int]:
-    with pytest.raises(ClientError) as caught:
-        call(**kwargs)
-    info = caught.value.response
-    return info["Error"]["Code"], info["ResponseMetadata"]["HTTPStatusCode"]
-
-
 def test_boto3_drives_a_stack_with_keystone_ec2_credentials(
     served: RunningServer, ec2_keys: Callable[[tuple[str, str, str]], tuple[str, str]],
     keystone_users: KeystoneUsers,  # noqa: F811
@@ -110,7 +81,7 @@ def test_boto3_drives_a_stack_with_keystone_ec2_credentials(
     # The stack is the demo project's: Keystone's token said whose the keys are.
     assert arn.startswith(f"arn:openstack:heat::{keystone_users.demo_project_id}:stacks/")
     try:
-        stack = settled(cfn, arn)
+        stack = cfn_settled(cfn, arn)
         assert stack["StackStatus"] == "CREATE_COMPLETE", stack["StackStatusReason"]
         assert len(stack["Outputs"][0]["OutputValue"]) == 10
         events = cfn.describe_stack_events(StackName=arn)["StackEvents"]
@@ -121,19 +92,19 @@ def test_boto3_drives_a_stack_with_keystone_ec2_credentials(
         assert "resources" in cfn.get_template(StackName=arn)["TemplateBody"]
         cfn.update_stack(StackName=arn, TemplateBody=TEMPLATE,
                          Parameters=[{"ParameterKey": "length", "ParameterValue": "16"}])
-        stack = settled(cfn, arn)
+        stack = cfn_settled(cfn, arn)
         assert stack["StackStatus"] == "UPDATE_COMPLETE", stack["StackStatusReason"]
         assert len(stack["Outputs"][0]["OutputValue"]) == 16
 
         # Another project's keys neither see nor touch the stack.
         other = cfn_client(served, *ec2_keys(ISO_B))
         assert name not in {s["StackName"] for s in other.list_stacks()["StackSummaries"]}
-        assert code_of(other.delete_stack, StackName=arn)[0] in (
+        assert error_of(other.delete_stack, StackName=arn)[0] in (
             "InvalidParameterValue", "AccessDenied")
-        assert settled(cfn, arn)["StackStatus"] == "UPDATE_COMPLETE"
+        assert cfn_settled(cfn, arn)["StackStatus"] == "UPDATE_COMPLETE"
     finally:
         cfn.delete_stack(StackName=arn)
-    assert settled(cfn, arn)["StackStatus"] == "DELETE_COMPLETE"
+    assert cfn_settled(cfn, arn)["StackStatus"] == "DELETE_COMPLETE"
     # After the delete, the name is free and the stack is not listed.
     assert name not in {s["StackName"] for s in cfn.list_stacks()["StackSummaries"]}
 
@@ -142,9 +113,9 @@ def test_refused_signatures(
     served: RunningServer, ec2_keys: Callable[[tuple[str, str, str]], tuple[str, str]],
 ) -> None:
     access, secret = ec2_keys(DEMO)
-    assert code_of(cfn_client(served, access, "not-the-secret").list_stacks) == (
+    assert error_of(cfn_client(served, access, "not-the-secret").list_stacks) == (
         "SignatureDoesNotMatch", 403)
-    assert code_of(cfn_client(served, "no-such-access-key", secret).list_stacks) == (
+    assert error_of(cfn_client(served, "no-such-access-key", secret).list_stacks) == (
         "InvalidClientTokenId", 403)
 
     def v2(params: dict[str, str], when: datetime) -> dict[str, str]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,8 +28,8 @@ from tests.integration.api.keystone_fixtures import (
     keystone_server_conf,
     keystone_users,  # noqa: F401 - the fixture
 )
+from tests.integration.cfn.common import heat_settled
 
-TIMEOUT = 60.0
 # Stack users of the demo project: one worker runs the tests that count or make them.
 pytestmark = pytest.mark.xdist_group("devcloud")
 
@@ -101,16 +100,6 @@ class Instance:
             capture_output=True, text=True, timeout=60, check=False)
 
 
-def settled(heat: Any, stack_id: str) -> Any:
-    deadline = time.monotonic() + TIMEOUT
-    while True:
-        stack = heat.stacks.get(stack_id)
-        if not stack.stack_status.endswith("_IN_PROGRESS"):
-            return stack
-        assert time.monotonic() < deadline, stack.stack_status
-        time.sleep(0.2)
-
-
 def test_cfn_get_metadata_as_the_stack_user(
     served: RunningServer, cfntools: Path, tmp_path: Path,
 ) -> None:
@@ -123,7 +112,7 @@ def test_cfn_get_metadata_as_the_stack_user(
     name = f"cfn-md-{uuid.uuid4().hex[:6]}"
     stack_id = heat.stacks.create(stack_name=name, template=template("web"))["stack"]["id"]
     try:
-        stack = settled(heat, stack_id)
+        stack = heat_settled(heat, stack_id)
         assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
         outputs = {o["output_key"]: o["output_value"] for o in stack.outputs}
         access, secret = outputs["access"], outputs["secret"]
@@ -136,7 +125,7 @@ def test_cfn_get_metadata_as_the_stack_user(
 
         # A stack update changes the metadata; the next read sees it.
         heat.stacks.update(stack_id, template=template("db"))
-        stack = settled(heat, stack_id)
+        stack = heat_settled(heat, stack_id)
         assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
         read = instance.get_metadata(access, secret, name, "config")
         assert read.returncode == 0, read.stdout + read.stderr
@@ -149,4 +138,4 @@ def test_cfn_get_metadata_as_the_stack_user(
         assert "AccessDenied" in refused.stdout + refused.stderr
     finally:
         heat.stacks.delete(stack_id)
-    assert settled(heat, stack_id).stack_status == "DELETE_COMPLETE"
+    assert heat_settled(heat, stack_id).stack_status == "DELETE_COMPLETE"

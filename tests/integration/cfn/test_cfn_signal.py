@@ -27,8 +27,8 @@ from tests.integration.api.keystone_fixtures import (
     keystone_server_conf,
     keystone_users,  # noqa: F401 - the fixture
 )
+from tests.integration.cfn.common import TIMEOUT, heat_settled
 
-TIMEOUT = 60.0
 # The stack users are the demo project's, as are its trusts: one worker runs such tests.
 pytestmark = pytest.mark.xdist_group("devcloud")
 
@@ -67,22 +67,11 @@ def heat(served: RunningServer) -> Any:
     return demo_heat(served.url)
 
 
-def wait_for(heat: Any, stack_id: str) -> Any:
-    """The stack once no action of it is in progress."""
-    deadline = time.monotonic() + TIMEOUT
-    while True:
-        stack = heat.stacks.get(stack_id)
-        if not stack.stack_status.endswith("_IN_PROGRESS"):
-            return stack
-        assert time.monotonic() < deadline, stack.stack_status
-        time.sleep(0.2)
-
-
 def waiting_stack(heat: Any, name: str) -> tuple[str, str]:
     """A stack whose wait condition waits (an update in progress), and its handle's URL."""
     stack_id = heat.stacks.create(stack_name=f"{name}-{uuid.uuid4().hex[:6]}",
                                   template=HANDLE_ONLY, disable_rollback=True)["stack"]["id"]
-    stack = wait_for(heat, stack_id)
+    stack = heat_settled(heat, stack_id)
     assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
     url = heat.stacks.output_show(stack_id, "url")["output"]["output_value"]
     heat.stacks.update(stack_id, template=TEMPLATE, disable_rollback=True)
@@ -123,13 +112,13 @@ def test_cfn_signal_completes_the_wait_condition(
         done = cfn_signal(cfntools, "-e", "0", "-i", "smoke_status",
                           "-d", "smoke test complete", url)
         assert done.returncode == 0, done.stderr
-        stack = wait_for(heat, stack_id)
+        stack = heat_settled(heat, stack_id)
         assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
         data = heat.stacks.output_show(stack_id, "data")["output"]["output_value"]
         assert json.loads(data) == {"smoke_status": "smoke test complete"}
     finally:
         heat.stacks.delete(stack_id)
-    assert wait_for(heat, stack_id).stack_status == "DELETE_COMPLETE"
+    assert heat_settled(heat, stack_id).stack_status == "DELETE_COMPLETE"
     # The stack user and its keypair went with the stack: the URL now opens nothing.
     assert credential_of(keystone, url) is None
     assert keystone._call("GET", f"/users/{cred['user_id']}", raise_exc=False).status_code == 404
@@ -145,14 +134,14 @@ def test_a_failure_signal_fails_the_stack_with_its_reason(
     try:
         done = cfn_signal(cfntools, "-s", "false", "-r", "the smoke test broke", "-i", "s1", url)
         assert done.returncode == 0, done.stderr
-        stack = wait_for(heat, stack_id)
+        stack = heat_settled(heat, stack_id)
         assert stack.stack_status == "UPDATE_FAILED"
         assert stack.stack_status_reason == (
             "Resource CREATE failed: WaitConditionFailure: resources.wait: "
             "the smoke test broke"), stack.stack_status_reason
     finally:
         heat.stacks.delete(stack_id)
-    assert wait_for(heat, stack_id).stack_status == "DELETE_COMPLETE"
+    assert heat_settled(heat, stack_id).stack_status == "DELETE_COMPLETE"
 
 
 def test_a_signal_with_a_wrong_signature_changes_nothing(heat: Any) -> None:
@@ -166,7 +155,7 @@ def test_a_signal_with_a_wrong_signature_changes_nothing(heat: Any) -> None:
         assert heat.resources.metadata(stack_id, "handle") == {}
     finally:
         heat.stacks.delete(stack_id)
-    assert wait_for(heat, stack_id).stack_status == "DELETE_COMPLETE"
+    assert heat_settled(heat, stack_id).stack_status == "DELETE_COMPLETE"
 
 
 NATIVE = {
@@ -183,7 +172,7 @@ def native_waiting(heat: Any, transport: str) -> tuple[str, dict[str, Any]]:
     stack_id = heat.stacks.create(stack_name=f"native-{uuid.uuid4().hex[:6]}", template=NATIVE,
                                   parameters={"transport": transport},
                                   disable_rollback=True)["stack"]["id"]
-    stack = wait_for(heat, stack_id)
+    stack = heat_settled(heat, stack_id)
     assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
     signal = json.loads(heat.stacks.output_show(stack_id, "signal")["output"]["output_value"])
     waiting = {**NATIVE, "resources": {**NATIVE["resources"], "wait": {
@@ -209,11 +198,11 @@ def test_native_handle_cfn_signal_is_a_presigned_cfn_url(
         resp = requests.put(url, data=json.dumps({"status": "SUCCESS", "data": "done"}),
                             timeout=10)
         assert resp.status_code == 200, resp.text
-        stack = wait_for(heat, stack_id)
+        stack = heat_settled(heat, stack_id)
         assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
     finally:
         heat.stacks.delete(stack_id)
-    assert wait_for(heat, stack_id).stack_status == "DELETE_COMPLETE"
+    assert heat_settled(heat, stack_id).stack_status == "DELETE_COMPLETE"
 
 
 def test_native_handle_heat_signal_gives_a_stack_users_credentials(
@@ -232,14 +221,14 @@ def test_native_handle_heat_signal_gives_a_stack_users_credentials(
         resp = session.post(signal["alarm_url"], json={"status": "SUCCESS", "reason": "up"},
                             raise_exc=False)
         assert resp.status_code == 200, resp.text
-        stack = wait_for(heat, stack_id)
+        stack = heat_settled(heat, stack_id)
         assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
         # The stack user may signal, not read the stack.
         listed = session.get(f"{served.url}/v1/{signal['project_id']}/stacks", raise_exc=False)
         assert listed.status_code == 403 or listed.json()["stacks"] == []
     finally:
         heat.stacks.delete(stack_id)
-    assert wait_for(heat, stack_id).stack_status == "DELETE_COMPLETE"
+    assert heat_settled(heat, stack_id).stack_status == "DELETE_COMPLETE"
     gone = v3.Password(auth_url=signal["auth_url"], user_id=signal["user_id"],
                        password=signal["password"], project_id=signal["project_id"])
     with pytest.raises(Exception, match="401|Unauthorized|authenticate"):
