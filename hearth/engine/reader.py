@@ -12,14 +12,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from hearth.common.config import EngineLimits
 from hearth.common.context import RequestContext
 from hearth.common.errors import (
     EntityNotFound,
-    Forbidden,
     Invalid,
     InvalidTenant,
     NotFound,
@@ -29,7 +27,7 @@ from hearth.common.errors import (
 )
 from hearth.common.identifier import Identity
 from hearth.engine import formatting as fmt
-from hearth.engine import peers
+from hearth.engine import stack_user_reads
 from hearth.engine.stack_filters import (
     STACK_SORT_KEYS,
     Filters,
@@ -47,19 +45,12 @@ from hearth.engine.stack_views import (
     template_outputs,
 )
 from hearth.engine.stored_templates import StoredTemplates
-from hearth.resources.iam_access import (
-    ACCESS_KEY_TYPE,
-    IAM_TYPES,
-    IamResource,
-    access_key_allows,
-)
-from hearth.resources.stack_users_api import USER_ID_KEY
 from hearth.store import locks, queries
 from hearth.store import stacks as stack_store
 from hearth.store.crypto import Encryptor
 from hearth.store.db import Database
-from hearth.store.models import Event, Resource, ResourceData, Stack
-from hearth.store.resources import decode_data, load_properties
+from hearth.store.models import Event, Resource, Stack
+from hearth.store.resources import load_properties
 from hearth.store.types import utcnow
 from hearth.template.template import Template
 
@@ -413,8 +404,8 @@ class StackReader:
         rs = _StackResources.load(session, stack)
         # As Heat, a stack user is checked before the resource is looked for (it learns
         # nothing of the names it may not read).
-        if self._is_stack_user(ctx, stack):
-            self._check_stack_user(session, ctx, rs, name)
+        if stack_user_reads.restricted(ctx, stack, self._stack_user_role):
+            stack_user_reads.check(session, ctx, rs.rows, rs.find(name), name, self._encryptor)
         row = rs.find(name)
         if row is None:
             raise ResourceNotFound(name, stack.name)
@@ -456,48 +447,6 @@ class StackReader:
         with self._db.session(readonly=True) as session:
             _rs, row = self._resource(session, ctx, stack_identity, resource_name)
             return fmt.resource_metadata(row)
-
-    def _is_stack_user(self, ctx: RequestContext, stack: Stack) -> bool:
-        """Whether the caller's reads of resources are restricted: a stack user (Heat's test:
-        the role) or anyone in through the stack's user project."""
-        if ctx.is_admin:
-            return False
-        return ctx.project_id != stack.tenant or self._stack_user_role in ctx.roles
-
-    def _check_stack_user(
-        self, session: Session, ctx: RequestContext, rs: _StackResources, name: str
-    ) -> None:
-        """A stack user reads only the resource that made it (other servers' metadata holds
-        their deployments' inputs), or what the AWS::IAM::AccessKey it signed with allows
-        (Heat's ``access_allowed`` by user id, then by EC2 access key)."""
-        row = rs.find(name)
-        if row is not None and ctx.user_id:
-            stored = session.scalars(select(ResourceData).where(
-                ResourceData.resource_id == row.id, ResourceData.key == USER_ID_KEY))
-            if decode_data(stored, self._encryptor()).get(USER_ID_KEY) == ctx.user_id:
-                return
-        if ctx.ec2_access_key and self._access_key_allows(session, rs, ctx.ec2_access_key, name):
-            return
-        raise Forbidden(f"resource {name}")
-
-    def _access_key_allows(
-        self, session: Session, rs: _StackResources, access_key: str, name: str
-    ) -> bool:
-        # Properties are loaded only when the stack has that key (agents poll often).
-        if not any(r.resource_type == ACCESS_KEY_TYPE and r.physical_resource_id == access_key
-                   for r in rs.rows):
-            return False
-        iam = [
-            IamResource(
-                name=r.name, type=r.resource_type or "", physical_id=r.physical_resource_id,
-                reference=peers.reference_of(r),
-                properties=load_properties(session, r.rsrc_prop_data_id, self._encryptor())
-                or {},
-            )
-            for r in rs.rows
-            if r.resource_type in IAM_TYPES
-        ]
-        return access_key_allows(iam, access_key, name)
 
     def find_physical_resource(
         self, ctx: RequestContext, physical_resource_id: str
