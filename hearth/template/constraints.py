@@ -342,7 +342,7 @@ class AllowedPattern(Constraint):
             # re's words, which Heat's message carries.
             raise TypeError(f"expected string or bytes-like object, got '{type(value).__name__}'")
         try:
-            found = self._regex.match(value, timeout=PATTERN_MATCH_SECONDS)
+            found = self._regex.match(value, timeout=PATTERN_MATCH_SECONDS, concurrent=True)
         except TimeoutError:
             return (f'"{self.pattern}" took more than {PATTERN_MATCH_SECONDS:g}s to match '
                     "the value (a pattern that backtracks without end)")

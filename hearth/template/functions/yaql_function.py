@@ -21,7 +21,7 @@ from yaql.language import contexts, expressions, specs, yaqltypes
 from yaql.language import exceptions as yaql_exceptions
 from yaql.language import utils as yaql_utils
 
-from hearth.template.functions import base
+from hearth.template.functions import base, yaql_regex
 from hearth.template.functions.base import ELIDED, Function, FunctionClass
 
 if TYPE_CHECKING:
@@ -77,6 +77,7 @@ def _context() -> Any:
         if _root_context is None:
             root = yaql.create_context().create_child_context()
             root.register_function(_bounded_pow, name="pow", exclusive=True)
+            yaql_regex.register(root)
             _root_context = root
         return _root_context
 
