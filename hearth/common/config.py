@@ -34,6 +34,19 @@ DEFAULT_OPTS: list[cfg.Opt] = [
     ),
     cfg.FloatOpt("template_fetch_timeout", default=30.0, min=1.0,
                  help="Seconds a template URL fetch may take in all (redirects included)."),
+    cfg.IntOpt("template_cpu_seconds", default=20, min=1,
+               help="CPU seconds the template work of one API request (validate, create, "
+               "update, preview) may take, run in a worker process before the server works "
+               "on it; over it, the request is refused with 413."),
+    cfg.IntOpt("template_memory_mb", default=2048, min=64,
+               help="Memory (MiB of address space beyond the worker's own) the template work "
+               "of one API request may use."),
+    cfg.IntOpt("template_max_value_chars", default=16 * 1024 * 1024, min=1024,
+               help="Most characters one resolved value (a resource's properties, an output) "
+               "of a template may hold."),
+    cfg.IntOpt("template_workers", default=2, min=0,
+               help="Worker processes for the template work of API requests; 0 does that work "
+               "in the API's own threads, with no budgets or isolation."),
     cfg.StrOpt(
         "host",
         default=socket.gethostname(),

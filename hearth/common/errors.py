@@ -170,6 +170,12 @@ class RequestLimitExceeded(HearthError):
         super().__init__(f"Request limit exceeded: {message}")
 
 
+class TemplateBudgetExceeded(HearthError):
+    """A template's work went over a CPU-time, memory or value-size budget."""
+
+    http_status = 413
+
+
 class TemplateParseError(HearthError):
     """The text is not JSON/YAML, or is unsafe to load (alias bombs, absurd nesting)."""
 

@@ -20,6 +20,8 @@ from hearth.common.policy import Policy
 from hearth.engine.cloud_access import StackClouds
 from hearth.engine.journal import Journal
 from hearth.engine.messages import MessageBoard
+from hearth.engine.requests import StackRequest
+from hearth.engine.template_sandbox import Budgets, TemplateSandbox, shared_sandbox
 from hearth.resources.registry import PluginRegistry
 from hearth.store.crypto import Encryptor
 from hearth.store.db import Database
@@ -46,6 +48,11 @@ class EngineSettings:
     cfn_public_url: str | None = None
     # How resources reach other OpenStack services.
     clients: ClientSettings = field(default_factory=ClientSettings)
+    # Worker processes that run a request's template work under budgets first (0: none; an
+    # engine built in code has none unless asked, a configured one has [DEFAULT]
+    # template_workers).
+    template_workers: int = 0
+    template_budgets: Budgets = field(default_factory=Budgets)
 
     @classmethod
     def from_config(cls, conf: cfg.ConfigOpts) -> EngineSettings:
@@ -59,6 +66,12 @@ class EngineSettings:
             public_url=api_public_url(conf),
             cfn_public_url=cfn_public_url(conf),
             clients=ClientSettings.from_config(conf),
+            template_workers=conf.template_workers,
+            template_budgets=Budgets(
+                cpu_seconds=conf.template_cpu_seconds, memory_mb=conf.template_memory_mb,
+                max_value_chars=conf.template_max_value_chars,
+                max_template_size=conf.max_template_size,
+                max_resources_per_stack=conf.max_resources_per_stack),
         )
 
     @property
@@ -147,6 +160,15 @@ class EngineCore:
         self.software: SoftwareService | None = None
         self._clouds: StackClouds | None = None
         self._service_slots: dict[str, asyncio.Semaphore] = {}
+        self.template_sandbox: TemplateSandbox | None = (
+            shared_sandbox(settings.template_workers, settings.template_budgets)
+            if settings.template_workers > 0 else None)
+
+    def preflight(self, request: StackRequest, *, outputs: bool) -> None:
+        """Refuse a request whose template work is over its budgets, before any of it runs
+        here (TemplateBudgetExceeded); ``outputs`` False for calls that never resolve them."""
+        if self.template_sandbox is not None:
+            self.template_sandbox.check_template(request, outputs=outputs)
 
     def service_slots(self, service: str) -> asyncio.Semaphore:
         """The steps of one service's types that may run at once (on the engine's loop)."""

@@ -22,6 +22,7 @@ from hearth.engine.liveness import Liveness
 from hearth.engine.nested import NestedStackService
 from hearth.engine.previews import Previews
 from hearth.engine.reader import StackReader
+from hearth.engine.requests import StackRequest
 from hearth.engine.service import StackService
 from hearth.engine.signals import ResourceSignals
 from hearth.engine.software import SoftwareService
@@ -229,6 +230,8 @@ class Engine:
         show_nested: bool = False,
         ignorable_errors: Collection[str] | None = None,
     ) -> dict[str, Any]:
+        self.core.preflight(
+            StackRequest(template, params, files, environment, environment_files), outputs=False)
         return validate_template(
             template,
             files=files,

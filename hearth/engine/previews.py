@@ -127,11 +127,10 @@ class Previews:
     ) -> dict[str, Any]:
         check_stack_name(stack_name)
         opts = ActionArgs.parse(args)
+        request = StackRequest(template, params, files, environment, environment_files)
+        self.core.preflight(request, outputs=False)
         try:
-            bound = self.stacks.new_bound(
-                ctx, stack_name, PREVIEW_ID,
-                StackRequest(template, params, files, environment, environment_files),
-            )
+            bound = self.stacks.new_bound(ctx, stack_name, PREVIEW_ID, request)
         except StackValidationFailed as exc:
             raise _preview_error(exc) from None
         identity = Identity(ctx.project_id, stack_name, PREVIEW_ID)
@@ -172,9 +171,10 @@ class Previews:
     ) -> dict[str, list[dict[str, Any]]]:
         opts = ActionArgs.parse(args)
         show_nested = bool((args or {}).get("show_nested"))
+        req = StackRequest(template, params, files, environment, environment_files)
+        self.core.preflight(req, outputs=False)
         with self.core.db.session() as session:
             row = self.stacks._stack(session, ctx, stack_identity)
-            req = StackRequest(template, params, files, environment, environment_files)
             current, new = self.stacks.prepare_update(session, row, req, opts, ctx)
             self.stacks.authorize_types(ctx, new)
             changes: dict[str, list[dict[str, Any]]] = {

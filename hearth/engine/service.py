@@ -165,10 +165,9 @@ class StackService:
                         "Please delete some stacks."
                     )
         stack_id = str(uuid.uuid4())
-        bound = self.new_bound(
-            ctx, stack_name, stack_id,
-            StackRequest(template, params, files, environment, environment_files),
-        )
+        request = StackRequest(template, params, files, environment, environment_files)
+        self.core.preflight(request, outputs=True)
+        bound = self.new_bound(ctx, stack_name, stack_id, request)
         disable_rollback = True if opts.disable_rollback is None else opts.disable_rollback
         creds_id = self.core.clouds.new_trust(ctx, bound.cloud_validation)
         try:
@@ -357,9 +356,10 @@ class StackService:
         environment_files: Sequence[str] | None = None,
     ) -> dict[str, str]:
         opts = ActionArgs.parse(args)
+        req = StackRequest(template, params, files, environment, environment_files)
+        self.core.preflight(req, outputs=True)
         with self.core.db.session() as session:
             row = self._stack(session, ctx, stack_identity)
-            req = StackRequest(template, params, files, environment, environment_files)
             _, new = self.prepare_update(session, row, req, opts, ctx)
             self.authorize_types(ctx, new)
             if (row.owner_id is None and new.cloud_validation is not None

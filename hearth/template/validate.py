@@ -9,6 +9,7 @@ at one stack made from it.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from hearth.common.errors import (
@@ -77,29 +78,27 @@ def parameter_types(template: Template, files: Mapping[str, Any]) -> dict[str, s
     return types
 
 
-def validate_template(
-    template: Mapping[str, Any] | str | None,
-    *,
-    files: Mapping[str, Any] | None = None,
-    environment: Mapping[str, Any] | str | None = None,
-    environment_files: Sequence[str] | None = None,
-    parameters: Mapping[str, Any] | None = None,
-    show_nested: bool = False,
-    ignorable_errors: Collection[str] | None = None,
-    global_env: Environment | None = None,
-    type_checker: TypeChecker | None = None,
-    limits: Limits | None = None,
-    max_resources_per_stack: int = 1000,
-) -> dict[str, Any]:
-    """Validate a template and answer Heat's validate document, or raise the first error."""
-    limits = limits or Limits()
-    files = dict(files or {})
-    if template is None:
-        raise Invalid("No Template provided.")
-    ignorable = set(ignorable_errors or ())
-    unknown_codes = ignorable - IGNORABLE_ERROR_CODES
-    if unknown_codes:
-        raise Invalid(f"Invalid codes in ignore_errors : {sorted(unknown_codes)}")
+@dataclass(frozen=True)
+class LoadedTemplate:
+    """A template read with its environment and parameters, ready to check or resolve."""
+
+    template: Template
+    env: Environment
+    params: Parameters
+    stack: StackDefinition
+
+
+def load_for_validation(
+    template: Mapping[str, Any] | str,
+    files: Mapping[str, Any],
+    environment: Mapping[str, Any] | str | None,
+    environment_files: Sequence[str] | None,
+    parameters: Mapping[str, Any] | None,
+    global_env: Environment | None,
+    limits: Limits,
+    max_resources_per_stack: int,
+) -> LoadedTemplate:
+    """Parse the template and environments and bind the parameters (Heat's first checks)."""
     data: Mapping[str, Any]
     if isinstance(template, str):
         data = load_template_text(template, limits)
@@ -132,6 +131,35 @@ def validate_template(
         stack=StackIdentity(tenant="", stack_name="dummy"),
     )
     stack = StackDefinition(tmpl, CheckedValues(params), limits=limits)
+    return LoadedTemplate(tmpl, env, params, stack)
+
+
+def validate_template(
+    template: Mapping[str, Any] | str | None,
+    *,
+    files: Mapping[str, Any] | None = None,
+    environment: Mapping[str, Any] | str | None = None,
+    environment_files: Sequence[str] | None = None,
+    parameters: Mapping[str, Any] | None = None,
+    show_nested: bool = False,
+    ignorable_errors: Collection[str] | None = None,
+    global_env: Environment | None = None,
+    type_checker: TypeChecker | None = None,
+    limits: Limits | None = None,
+    max_resources_per_stack: int = 1000,
+) -> dict[str, Any]:
+    """Validate a template and answer Heat's validate document, or raise the first error."""
+    limits = limits or Limits()
+    files = dict(files or {})
+    if template is None:
+        raise Invalid("No Template provided.")
+    ignorable = set(ignorable_errors or ())
+    unknown_codes = ignorable - IGNORABLE_ERROR_CODES
+    if unknown_codes:
+        raise Invalid(f"Invalid codes in ignore_errors : {sorted(unknown_codes)}")
+    loaded = load_for_validation(template, files, environment, environment_files, parameters,
+                                 global_env, limits, max_resources_per_stack)
+    tmpl, env, params, stack = loaded.template, loaded.env, loaded.params, loaded.stack
     _validate_stack(stack, params, env, ignorable, type_checker)
 
     result: dict[str, Any] = {

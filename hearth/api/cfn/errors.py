@@ -82,6 +82,7 @@ _BY_NAME: dict[str, ErrorKind] = {
     "StackExists": ALREADY_EXISTS,
     "ActionInProgress": ACTION_IN_PROGRESS,
     "RequestLimitExceeded": REQUEST_LIMIT_EXCEEDED,
+    "TemplateBudgetExceeded": REQUEST_LIMIT_EXCEEDED,
 }
 
 

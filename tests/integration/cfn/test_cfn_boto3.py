@@ -5,6 +5,7 @@ badly signed requests, each leaving the stacks as they were."""
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Iterator
@@ -242,3 +243,19 @@ def test_signal_urls_take_only_their_method(served: RunningServer) -> None:
         resp = requests.get(f"{served.cfn_url}/v1/{path}/{arn}", timeout=10)
         assert (resp.status_code, resp.headers["Allow"]) == (405, allowed)
         assert "<Code>InvalidAction</Code>" in resp.text
+
+
+def test_template_over_a_budget_is_refused_before_any_work(served: RunningServer) -> None:
+    # 20,000 copies of a kilobyte: a value over the default 16 Mi characters.
+    big = json.dumps({
+        "heat_template_version": "2021-04-16",
+        "parameters": {"items": {"type": "comma_delimited_list"}},
+        "resources": {"big": {"type": "OS::Heat::Value", "properties": {"value": {"repeat": {
+            "template": "y" * 1000, "for_each": {"%v%": {"get_param": "items"}}}}}}},
+    })
+    cfn = client(served)
+    params = [{"ParameterKey": "items", "ParameterValue": ",".join(["i"] * 20_000)}]
+    code, status = error_of(cfn.create_stack, StackName="too-big", TemplateBody=big,
+                            Parameters=params)
+    assert (code, status) == ("RequestLimitExceeded", 400)
+    assert "too-big" not in {s["StackName"] for s in cfn.list_stacks()["StackSummaries"]}
