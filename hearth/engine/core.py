@@ -149,6 +149,8 @@ class EngineCore:
         self.engine_id = str(uuid.uuid4())
         self._key = encryption_key
         self._encryptor: Encryptor | None = None
+        # Resolved values (attributes, outputs, snapshots...) are sealed with the same key.
+        db.seal_with(lambda: self.encryptor)
         self.workers = Workers(settings.worker_threads)
         # Resource steps' writes, committed in groups.
         self.journal = Journal(db, self.workers.loop)

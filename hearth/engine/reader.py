@@ -28,6 +28,7 @@ from hearth.common.errors import (
 from hearth.common.identifier import Identity
 from hearth.engine import formatting as fmt
 from hearth.engine import stack_user_reads
+from hearth.engine.payload_secrets import seal_snapshot
 from hearth.engine.stack_filters import (
     STACK_SORT_KEYS,
     Filters,
@@ -557,7 +558,10 @@ class StackReader:
             stack = self._get_stack(session, ctx, stack_identity)
             rows = queries.snapshots_of_stack(session, stack.id, ctx.project_id)
             per_resource = queries.resource_snapshots(session, [r.id for r in rows])
-            return [snapshot_view(r, per_resource.get(r.id)) for r in rows]
+            return [
+                seal_snapshot(snapshot_view(r, per_resource.get(r.id)), self._encryptor())
+                for r in rows
+            ]
 
     def show_snapshot(
         self, ctx: RequestContext, stack_identity: IdentityArg, snapshot_id: str
@@ -570,7 +574,7 @@ class StackReader:
             if row.stack_id != stack.id:
                 raise SnapshotNotFound(snapshot_id, stack.name)
             per_resource = queries.resource_snapshots(session, [row.id])
-            return snapshot_view(row, per_resource.get(row.id))
+            return seal_snapshot(snapshot_view(row, per_resource.get(row.id)), self._encryptor())
 
     def list_services(self, ctx: RequestContext) -> list[dict[str, Any]]:
         """The engines' service records, ``up`` or ``down`` by their last report."""

@@ -33,6 +33,7 @@ from hearth.engine import locking, states
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore
 from hearth.engine.parent import stored_facade
+from hearth.engine.payload_secrets import adopt_parameters, open_resources
 from hearth.engine.records import ResourceRecord
 from hearth.engine.requests import ActionArgs, StackRequest, check_stack_name
 from hearth.engine.run_spec import RunSpec
@@ -150,7 +151,10 @@ class StackService:
         if opts.adopt_stack_data is not None:
             if not self.core.limits.enable_stack_adopt:
                 raise NotSupported("Stack Adopt")
-            adopt_data = _adopt_payload(opts.adopt_stack_data)
+            # Values the abandon sealed with this deployment's key are opened here.
+            adopt_data = open_resources(_adopt_payload(opts.adopt_stack_data),
+                                        self.core.encryptor)
+            params = adopt_parameters(adopt_data, params, environment, self.core.encryptor)
             template = adopt_data.get("template")
             action = states.ADOPT
         with self.core.db.session() as session:

@@ -18,13 +18,16 @@ from hearth.common.errors import (
 from hearth.engine import locking, states
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore
+from hearth.engine.payload_secrets import seal_payload
 from hearth.engine.payloads import snapshot_dict, stack_payload
 from hearth.engine.run_spec import RunSpec
 from hearth.engine.service import StackService
 from hearth.engine.stack_state import begin_stack_action
+from hearth.engine.stack_views import hidden_parameter_names
 from hearth.store import stacks as stack_store
 from hearth.store.models import Snapshot
 from hearth.store.models import Stack as StackRow
+from hearth.template.template import Template
 
 
 class StackData:
@@ -38,7 +41,7 @@ class StackData:
     ) -> dict[str, Any]:
         with self.core.db.session() as session:
             row = self.stacks._stack(session, ctx, stack_identity)
-            return stack_payload(self.core, session, row)
+            return seal_payload(stack_payload(self.core, session, row), self.core.encryptor)
 
     def abandon_stack(
         self, ctx: RequestContext, stack_identity: Mapping[str, Any]
@@ -48,7 +51,7 @@ class StackData:
         with self.core.db.session() as session:
             row = self.stacks._stack(session, ctx, stack_identity)
             locking.acquire(self.core, session, row.id, row.name, row.action or states.DELETE)
-            data = stack_payload(self.core, session, row)
+            data = seal_payload(stack_payload(self.core, session, row), self.core.encryptor)
             begin_stack_action(session, row.id, row.name, states.DELETE)
         self.actions.launch(row.id, RunSpec(states.DELETE, abandon=True))
         return data
@@ -114,9 +117,10 @@ class StackData:
                 )
             data = snap.data or {}
             locking.acquire(self.core, session, row.id, row.name, row.action or "")
+            template, files = data.get("template") or {}, data.get("files") or {}
             template_id = stack_store.store_template(
-                session, data.get("template") or {}, data.get("files") or {},
-                data.get("environment") or {}, (), self.core.encryptor,
+                session, template, files, data.get("environment") or {},
+                hidden_parameter_names(Template(template), files), self.core.encryptor,
             )
             stack_store.set_fields(
                 session, row.id, raw_template_id=template_id,

@@ -9,6 +9,7 @@ gathers the lists of many concurrent steps into one transaction (group commit).
 from __future__ import annotations
 
 import uuid
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -292,8 +293,11 @@ class _DriverStatement:
         ]
 
 
-# Keyed by the statement object itself (kept alive here: an id could be reused).
-_DRIVER_STATEMENTS: dict[tuple[Executable, str, tuple[str, ...]], _DriverStatement | None] = {}
+# Per connection (dialect): the type processors are bound to it (sealed columns use its key).
+# Then keyed by the statement object itself (kept alive here: an id could be reused).
+_DRIVER_STATEMENTS: weakref.WeakKeyDictionary[
+    Dialect, dict[tuple[Executable, tuple[str, ...]], _DriverStatement | None]
+] = weakref.WeakKeyDictionary()
 
 
 def _driver_statement(
@@ -301,8 +305,9 @@ def _driver_statement(
 ) -> _DriverStatement | None:
     """``stmt`` compiled for the driver, or None where SQLAlchemy must run it (an insert
     whose rows leave a column default for SQLAlchemy to fill in)."""
-    cache_key = (stmt, dialect.name, keys)
-    if cache_key not in _DRIVER_STATEMENTS:
+    cache = _DRIVER_STATEMENTS.setdefault(dialect, {})
+    cache_key = (stmt, keys)
+    if cache_key not in cache:
         compile_for = stmt.compile  # type: ignore[attr-defined]
         compiled = compile_for(dialect=dialect, column_keys=list(keys) or None)
         names = tuple(compiled.positiontup or ())
@@ -315,8 +320,8 @@ def _driver_statement(
                     for name in names
                 ),
             )
-        _DRIVER_STATEMENTS[cache_key] = found
-    return _DRIVER_STATEMENTS[cache_key]
+        cache[cache_key] = found
+    return cache[cache_key]
 
 
 def executemany(conn: Connection, stmt: Executable, params: list[dict[str, Any]]) -> None:

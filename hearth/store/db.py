@@ -14,6 +14,8 @@ from sqlalchemy.engine import URL, Connection
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
+from hearth.store.sealing import EncryptorSource, use_encryptor
+
 # Execution option asking SQLite for a deferred (read) transaction instead of BEGIN IMMEDIATE.
 _READONLY = "hearth_readonly"
 
@@ -90,6 +92,10 @@ class Database:
         bind = self._readonly_engine if readonly else self.engine
         with self._sessions(bind=bind) as session, session.begin():
             yield session
+
+    def seal_with(self, source: EncryptorSource) -> None:
+        """Encrypt the sealed columns this database's sessions write with ``source()``."""
+        use_encryptor(self.engine.dialect, source)
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -1,5 +1,8 @@
 """The database tables, as SQLAlchemy 2 declarative models.
 
+Columns of resolved values (which may hold a hidden parameter or a credential) are
+``SealedJson``: encrypted at rest with the engine's key (see ``hearth.store.sealing``).
+
 The schema itself is created by the Alembic migrations in ``hearth/store/migrations``; a test
 compares these models with the migrated database on every backend, so the two cannot drift.
 """
@@ -22,6 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from hearth.store.sealing import SealedJson
 from hearth.store.types import Json, LongText, Timestamp, TruncatedString, utcnow
 
 # Explicit constraint names, so that migrations can refer to them on every backend.
@@ -125,7 +129,7 @@ class Stack(ExplicitUpdateTime):
     action: Mapped[str | None] = mapped_column(String(255))
     status: Mapped[str | None] = mapped_column(String(255))
     status_reason: Mapped[str | None] = mapped_column(LongText)
-    outputs: Mapped[Any] = mapped_column(Json, nullable=True)
+    outputs: Mapped[Any] = mapped_column(SealedJson, nullable=True)
     deleted_at: Mapped[datetime | None] = mapped_column(Timestamp, index=True)
     root_stack_id: Mapped[str | None] = mapped_column(String(36), index=True)
 
@@ -176,11 +180,11 @@ class Resource(ExplicitUpdateTime):
     action: Mapped[str | None] = mapped_column(String(255))
     status: Mapped[str | None] = mapped_column(String(255))
     status_reason: Mapped[str | None] = mapped_column(LongText)
-    rsrc_metadata: Mapped[Any] = mapped_column(Json, nullable=True)
+    rsrc_metadata: Mapped[Any] = mapped_column(SealedJson, nullable=True)
     rsrc_prop_data_id: Mapped[int | None] = mapped_column(
         ForeignKey("resource_properties_data.id"), index=True
     )
-    attr_data: Mapped[Any] = mapped_column(Json, nullable=True)
+    attr_data: Mapped[Any] = mapped_column(SealedJson, nullable=True)
     engine_id: Mapped[str | None] = mapped_column(String(36))
     atomic_key: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     requires: Mapped[list[int]] = mapped_column(Json, nullable=False, default=lambda: [])
@@ -190,9 +194,9 @@ class Resource(ExplicitUpdateTime):
         ForeignKey("raw_template.id"), index=True
     )
     traversal_id: Mapped[str | None] = mapped_column(String(36))
-    step_cookie: Mapped[Any] = mapped_column(Json, nullable=True)
+    step_cookie: Mapped[Any] = mapped_column(SealedJson, nullable=True)
     resource_type: Mapped[str | None] = mapped_column(String(255))
-    definition: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    definition: Mapped[dict[str, Any] | None] = mapped_column(SealedJson)
 
 
 class ResourceData(Base):
@@ -236,7 +240,7 @@ class SoftwareConfig(Base):
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=_uuid)
     name: Mapped[str | None] = mapped_column(String(255))
     group: Mapped[str | None] = mapped_column(String(255))
-    config: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    config: Mapped[dict[str, Any] | None] = mapped_column(SealedJson)
     tenant: Mapped[str] = mapped_column(String(64), nullable=False, index=True)
 
 
@@ -249,8 +253,8 @@ class SoftwareDeployment(ExplicitUpdateTime):
         ForeignKey("software_config.id"), nullable=False, index=True
     )
     server_id: Mapped[str] = mapped_column(String(36), nullable=False, index=True)
-    input_values: Mapped[dict[str, Any] | None] = mapped_column(Json)
-    output_values: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    input_values: Mapped[dict[str, Any] | None] = mapped_column(SealedJson)
+    output_values: Mapped[dict[str, Any] | None] = mapped_column(SealedJson)
     tenant: Mapped[str] = mapped_column(String(64), nullable=False, index=True)
     stack_user_project_id: Mapped[str | None] = mapped_column(String(64))
     action: Mapped[str | None] = mapped_column(String(255))
@@ -266,7 +270,7 @@ class Snapshot(Base):
         ForeignKey("stack.id", ondelete="CASCADE"), nullable=False, index=True
     )
     name: Mapped[str | None] = mapped_column(String(255))
-    data: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    data: Mapped[dict[str, Any] | None] = mapped_column(SealedJson)
     tenant: Mapped[str] = mapped_column(String(64), nullable=False, index=True)
     action: Mapped[str | None] = mapped_column(String(255))
     status: Mapped[str | None] = mapped_column(String(255))
@@ -281,7 +285,7 @@ class ResourceSnapshot(Base):
         ForeignKey("snapshot.id", ondelete="CASCADE"), nullable=False, index=True
     )
     resource_name: Mapped[str | None] = mapped_column(String(255))
-    data: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    data: Mapped[dict[str, Any] | None] = mapped_column(SealedJson)
 
 
 class Service(Base):

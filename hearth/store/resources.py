@@ -109,11 +109,11 @@ def data_of_stack(session: Session, stack_id: str) -> dict[int, list[ResourceDat
 
 
 def decode_data(rows: Iterable[ResourceData], encryptor: Encryptor | None) -> dict[str, str]:
-    """Data rows as a plain dict (redacted values decrypted)."""
+    """Data rows as a plain dict (encrypted values decrypted)."""
     out: dict[str, str] = {}
     for row in rows:
         value = row.value or ""
-        if row.redact and row.decrypt_method and encryptor is not None:
+        if row.decrypt_method and encryptor is not None:
             value = str(encryptor.decrypt(value))
         out[row.key] = value
     return out
@@ -123,9 +123,12 @@ def data_change(
     resource_id: int, key: str, value: str, redact: bool = False,
     encryptor: Encryptor | None = None,
 ) -> batch.DataChange:
-    """Setting one key of a resource's data (encrypted when ``redact``), as a write."""
+    """Setting one key of a resource's data, as a write.
+
+    Every value is encrypted when there is an encryptor, not only the ``redact`` ones: a
+    plugin's data may hold what it resolved from a hidden parameter."""
     method = None
-    if redact and encryptor is not None:
+    if encryptor is not None:
         value, method = encryptor.encrypt(value), encryptor.decrypt_method
     return batch.DataChange(resource_id, key, value, redact, method)
 
