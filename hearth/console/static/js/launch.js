@@ -87,6 +87,7 @@ export function renderLaunch(ctx, stack = null, host = null) {
             h("ul", {}, list.map((r) => h("li", {}, r.resource_name || r.logical_resource_id
               || String(r)))));
         })));
+      previewHost.scrollIntoView({ block: "nearest" });
     } catch (err) {
       clear(previewHost, errorBox(err.message));
     }

@@ -5,7 +5,7 @@
 
 export const NODE_W = 168;
 export const NODE_H = 26;
-const ROW = 34;
+const ROW = 40;
 const LAYER_GAP = 70;
 const COL_GAP = 14;
 const MAX_ROWS = 30;

@@ -86,7 +86,9 @@ export function parameterForm(host, validated, values, onChange, keep = false) {
     sec.description ? h("p", { class: "muted" }, sec.description) : null,
     sec.names.map((name) => {
       const schema = params[name];
-      const value = values.has(name) ? values.get(name) : defaultText(schema);
+      // A hidden parameter's current value is not shown by the API: blank keeps it.
+      const hiddenNow = keep && String(schema.NoEcho) === "true";
+      const value = values.has(name) ? values.get(name) : (hiddenNow ? "" : defaultText(schema));
       const el = input(name, schema, value, keep);
       const problem = h("div", { class: "field-error", id: `param-error-${name}` });
       fields.set(name, { el, problem, schema });

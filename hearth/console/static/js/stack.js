@@ -12,6 +12,9 @@ import { renderTopology } from "./topology.js";
 const REFRESH_MS = 1500;
 const TABS = ["overview", "topology", "timeline", "failure", "resources", "events", "template",
   "outputs", "update"];
+// POST .../actions bodies: {suspend: null} and so on.
+const ACTIONS = [["suspend", "Suspend"], ["resume", "Resume"], ["check", "Check"],
+  ["cancel_update", "Cancel update"]];
 
 export function renderStack(ctx, name, id, tab) {
   let alive = true;
@@ -48,31 +51,41 @@ export function renderStack(ctx, name, id, tab) {
       onclick: () => act("Delete", () => ctx.api.del(path)) }, "Yes, delete"),
     h("button", { onclick: () => clear(notice) }, "No")));
 
-  const snapshot = () => clear(notice, h("form", { class: "confirm", onsubmit: (ev) => {
+  const snapshot = () => clear(notice, h("form", { class: "confirm", id: "snapshot-form",
+    onsubmit: (ev) => {
     ev.preventDefault();
     const snapName = new FormData(ev.target).get("name");
     act("Snapshot", () => ctx.api.post(`${path}/snapshots`, snapName ? { name: snapName } : {}));
   } }, "Snapshot name ", h("input", { name: "name", id: "snapshot-name" }),
   h("button", { type: "submit" }, "Take snapshot")));
 
+  // The header is built once; each refresh changes only its status and reason.
+  const statusSlot = h("span", { id: "stack-status" });
+  const reasonSlot = h("p", { class: "reason", id: "stack-reason" });
   const drawHead = () => {
+    clear(statusSlot, statusBadge(stack.stack_status));
+    reasonSlot.textContent = stack.stack_status_reason || "";
+    if (head.firstChild) return;
     const parent = stack.parent;
     clear(head,
-      h("h1", {}, stack.stack_name, " ", h("span", { id: "stack-status" },
-        statusBadge(stack.stack_status))),
-      h("p", { class: "reason", id: "stack-reason" }, stack.stack_status_reason || ""),
+      h("h1", {}, stack.stack_name, " ", statusSlot),
+      reasonSlot,
       parent ? h("p", {}, "Nested in ", h("a", { id: "parent-link",
         href: `#/stack/_/${parent}/overview` }, "its parent stack")) : null,
       h("div", { class: "toolbar actions" },
-        h("button", { onclick: () => ctx.navigate(
-          `#/stack/${encodeURIComponent(name)}/${id}/update`) }, "Update"),
-        h("button", { onclick: () => act("Suspend", action({ suspend: null })) }, "Suspend"),
-        h("button", { onclick: () => act("Resume", action({ resume: null })) }, "Resume"),
-        h("button", { onclick: () => act("Check", action({ check: null })) }, "Check"),
-        h("button", { onclick: () => act("Cancel update", action({ cancel_update: null })) },
-          "Cancel update"),
-        h("button", { onclick: snapshot }, "Snapshot"),
+        h("a", { class: "button", href: `#/stack/${encodeURIComponent(stack.stack_name)}/${stack.id}/update` },
+          "Update"),
+        ACTIONS.map(([key, label]) => h("button", { dataset: { action: key },
+          onclick: () => act(label, action({ [key]: null })) }, label)),
+        h("button", { dataset: { action: "snapshot" }, onclick: snapshot }, "Snapshot"),
         h("button", { class: "danger", id: "delete-stack", onclick: confirmDelete }, "Delete")));
+  };
+
+  const gone = () => {
+    clear(head, h("h1", {}, name), h("p", { id: "stack-gone" },
+      "This stack no longer exists (deleted)."), h("a", { href: "#/stacks" }, "Back to stacks"));
+    clear(body);
+    alive = false;
   };
 
   const load = async () => {
@@ -80,14 +93,11 @@ export function renderStack(ctx, name, id, tab) {
       stack = (await ctx.api.get(path)).stack;
       path = ctx.api.stackPath(stack);
     } catch (err) {
-      if (err.status === 404 && stack) {
-        clear(head, h("h1", {}, name), h("p", { id: "stack-gone" },
-          "This stack no longer exists (deleted)."), h("a", { href: "#/stacks" }, "Back to stacks"));
-        alive = false;
-        return;
-      }
+      if (err.status === 404 && stack) { gone(); return; }
       throw err;
     }
+    // A deleted stack is still found by its id (as in Heat), in DELETE_COMPLETE.
+    if (stack.stack_status === "DELETE_COMPLETE") { gone(); return; }
     drawHead();
     // The overview and outputs are drawn again only when the stack changed.
     const seen = `${stack.stack_status}|${stack.updated_time}|${stack.stack_status_reason}`;

@@ -127,14 +127,17 @@ export function renderTopology(ctx, stack, host, isAlive) {
     for (const g of graph.groups) {
       const boxes = g.members.map((m) => placed.at.get(m));
       if (!boxes.length) continue;
-      const x = Math.min(...boxes.map((b) => b.x)) - 8;
-      const y = Math.min(...boxes.map((b) => b.y)) - 22;
-      const w = Math.max(...boxes.map((b) => b.x)) + NODE_W + 8 - x;
-      const hgt = Math.max(...boxes.map((b) => b.y)) + NODE_H + 8 - y;
+      // A group around other groups gets a wider margin, so that their frames do not meet.
+      const inner = graph.groups.filter((o) => o.id.startsWith(`${g.id}/`)).length;
+      const pad = 6 + inner * 10;
+      const x = Math.min(...boxes.map((b) => b.x)) - pad;
+      const y = Math.min(...boxes.map((b) => b.y)) - pad - 16;
+      const w = Math.max(...boxes.map((b) => b.x)) + NODE_W + pad - x;
+      const hgt = Math.max(...boxes.map((b) => b.y)) + NODE_H + pad - y;
       const el = s("g", { class: `group st-${statusKind(g.resource.resource_status)}`,
         "data-id": g.id },
       s("rect", { x, y, width: w, height: hgt, rx: 8 }),
-      s("text", { x: x + 8, y: y + 15 }, `− ${g.id} (nested stack)`));
+      s("text", { x: x + 8, y: y + 13 }, `− ${g.id} (nested stack)`));
       el.addEventListener("click", () => toggle(g.id));
       groupLayer.append(el);
     }
