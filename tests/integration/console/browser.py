@@ -81,7 +81,7 @@ class Console:
 
     def wait(self, check: Callable[[], Any], what: str, timeout: float = WAIT) -> Any:
         deadline = time.monotonic() + timeout
-        last: Exception | None = None
+        last: WebDriverException | None = None
         while time.monotonic() < deadline:
             try:
                 got = check()
@@ -101,7 +101,9 @@ class Console:
                     return el
             return None
 
-        return self.wait(found, f"{css!r}" + (f" showing {text!r}" if text else ""), timeout)
+        got: WebElement = self.wait(found, f"{css!r}" + (f" showing {text!r}" if text else ""),
+                                    timeout)
+        return got
 
     def type(self, css: str, text: str) -> None:
         el = self.find(css)
@@ -117,7 +119,8 @@ class Console:
 
     def errors(self) -> list[str]:
         """Errors the page logged (uncaught exceptions, failed module loads)."""
-        return [entry["message"] for entry in self.driver.get_log("browser")
+        entries: list[dict[str, Any]] = self.driver.get_log("browser")  # type: ignore[no-untyped-call]
+        return [str(entry["message"]) for entry in entries
                 if entry["level"] == "SEVERE" and "Failed to load resource" not in entry["message"]]
 
     def screenshot(self, name: str) -> Path:

@@ -130,10 +130,12 @@ def test_nested_stacks_expand_in_place_in_the_topology(
     console.wait(lambda: statuses(console).get("app/db/volume") == "CREATE_FAILED",
                  "db's nested resources")
     assert statuses(console)["app/db/fine"] == "CREATE_COMPLETE"
+    console.screenshot("topology-nested")
     console.type("#topology-search", "fine")
     console.wait_for("#topology-found", "1 found")
     assert len(console.all("#topology-svg .node.match")) == 1
-    console.screenshot("topology-nested")
+    assert len(console.all("#topology-svg .node.dim")) == 3
+    console.screenshot("topology-search")
 
 
 def test_stacks_list_filters_sorts_and_hides_nested_stacks(

@@ -31,6 +31,7 @@ export function clear(el, ...children) {
 // Status colour class: IN_PROGRESS / COMPLETE / FAILED / other, from e.g. "CREATE_FAILED".
 export function statusKind(status) {
   const s = String(status || "");
+  if (s.startsWith("INIT_")) return "init"; // not acted on yet (INIT_COMPLETE included)
   if (s.endsWith("_FAILED")) return "failed";
   if (s.endsWith("_IN_PROGRESS")) return "progress";
   if (s.endsWith("_COMPLETE")) return s.startsWith("DELETE") ? "deleted" : "complete";

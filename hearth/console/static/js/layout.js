@@ -5,14 +5,15 @@
 
 export const NODE_W = 168;
 export const NODE_H = 26;
-const ROW = 40;
+const ROW = 46; // leaves room for a nested stack's frame label between rows
 const LAYER_GAP = 70;
 const COL_GAP = 14;
 const MAX_ROWS = 30;
 const SWEEPS = 4;
 
-// nodes: [id]; edges: [[from, to]] where `from` comes first (a dependency of `to`).
-export function layout(nodes, edges) {
+// nodes: [id]; edges: [[from, to]] where `from` comes first (a dependency of `to`);
+// groupOf(id): the group a node is drawn in (nested stacks), kept together in each layer.
+export function layout(nodes, edges, groupOf = () => "") {
   const preds = new Map(nodes.map((n) => [n, []]));
   const succs = new Map(nodes.map((n) => [n, []]));
   for (const [a, b] of edges) {
@@ -39,7 +40,21 @@ export function layout(nodes, edges) {
       place(layer);
     }
   }
-  return coordinates(layers);
+  for (const layer of layers) if (layer) keepGroupsTogether(layer, pos, groupOf);
+  return coordinates(layers, preds);
+}
+
+// Within a layer, the nodes of one group next to each other, groups in their mean order.
+function keepGroupsTogether(layer, pos, groupOf) {
+  const sums = new Map();
+  for (const n of layer) {
+    const g = groupOf(n);
+    const [sum, count] = sums.get(g) || [0, 0];
+    sums.set(g, [sum + pos.get(n), count + 1]);
+  }
+  if (sums.size < 2) return;
+  const mean = (n) => { const [sum, count] = sums.get(groupOf(n)); return sum / count; };
+  layer.sort((a, b) => mean(a) - mean(b) || pos.get(a) - pos.get(b));
 }
 
 function ranks(nodes, preds, succs) {
@@ -60,20 +75,34 @@ function ranks(nodes, preds, succs) {
   return rank;
 }
 
-function coordinates(layers) {
+// x by layer; y near the mean y of a node's dependencies (so chains run straight and a nested
+// stack's resources stay in one band), pushed down to keep ROW apart. A layer taller than
+// MAX_ROWS wraps into columns instead.
+function coordinates(layers, preds) {
   const at = new Map();
-  const tallest = Math.min(MAX_ROWS, Math.max(1, ...layers.map((l) => (l ? l.length : 0))));
   let x = 0;
   for (const layer of layers) {
     if (!layer) continue;
     const cols = Math.ceil(layer.length / MAX_ROWS);
     const rows = Math.ceil(layer.length / cols);
-    const top = ((tallest - rows) * ROW) / 2;
+    let last = -Infinity;
     layer.forEach((n, i) => {
       const col = Math.floor(i / rows);
-      at.set(n, { x: x + col * (NODE_W + COL_GAP), y: top + (i % rows) * ROW });
+      let y = (i % rows) * ROW;
+      if (cols === 1) {
+        const placed = preds.get(n).filter((m) => at.has(m));
+        const wanted = placed.length
+          ? placed.reduce((sum, m) => sum + at.get(m).y, 0) / placed.length : last + ROW;
+        y = Math.max(Number.isFinite(wanted) ? wanted : 0, last + ROW);
+        last = y;
+      }
+      at.set(n, { x: x + col * (NODE_W + COL_GAP), y });
     });
     x += cols * (NODE_W + COL_GAP) - COL_GAP + LAYER_GAP;
   }
-  return { at, width: Math.max(0, x - LAYER_GAP), height: tallest * ROW };
+  let top = Infinity;
+  let bottom = 0;
+  for (const p of at.values()) top = Math.min(top, p.y);
+  for (const p of at.values()) { p.y -= top; bottom = Math.max(bottom, p.y); }
+  return { at, width: Math.max(0, x - LAYER_GAP), height: bottom + NODE_H };
 }

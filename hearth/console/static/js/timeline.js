@@ -16,6 +16,7 @@ export function operations(events, stackId) {
 export function spans(events, stackId, from, to, now) {
   const open = new Map();
   const out = [];
+  let seq = 0;
   const lo = from ? seconds(from) : -Infinity;
   const hi = to ? seconds(to) : Infinity;
   for (const e of events) {
@@ -26,7 +27,7 @@ export function spans(events, stackId, from, to, now) {
     const name = e.resource_name;
     if (status.endsWith("_IN_PROGRESS")) {
       if (!open.has(name)) open.set(name, { name, action: status.replace(/_IN_PROGRESS$/, ""),
-        start: t });
+        start: t, seq: seq++ });
     } else if (open.has(name)) {
       const span = open.get(name);
       open.delete(name);
@@ -36,7 +37,8 @@ export function spans(events, stackId, from, to, now) {
   for (const span of open.values()) {
     out.push({ ...span, end: now, status: `${span.action}_IN_PROGRESS`, running: true });
   }
-  return out.sort((a, b) => a.start - b.start || a.name.localeCompare(b.name));
+  // Event times have whole seconds: within one, the order the events came in decides.
+  return out.sort((a, b) => a.start - b.start || a.seq - b.seq);
 }
 
 // The critical path: from the span that ended last, walk back through the dependency that
