@@ -64,6 +64,15 @@ def test_login_route_refusals_are_said_plainly(
     assert settings.json() == {"auth": "keystone"}
 
 
+def test_the_page_and_its_files_need_no_token(keystone_server: RunningServer) -> None:  # noqa: F811
+    for path in ("/console", "/console/static/js/main.js", "/console/static/console.css"):
+        assert requests.get(keystone_server.url + path, timeout=30).status_code == 200, path
+    root = requests.get(keystone_server.url + "/", headers={"Accept": "text/html"},
+                        allow_redirects=False, timeout=30)
+    assert root.status_code == 302
+    assert requests.get(keystone_server.url + "/v1/x/stacks", timeout=30).status_code == 401
+
+
 @pytest.fixture()
 def keystone_console(
     driver: webdriver.Chrome, keystone_server: RunningServer,  # noqa: F811

@@ -115,6 +115,10 @@ def test_a_failed_nested_stack_shows_its_root_cause_first(
     console.find("#tab-link-failure").click()
     console.wait_for("#root-cause-resource", "volume")
     assert console.find("#root-cause-path").text.endswith(f"{PATH_SEP}volume")
+    # Up to its parent (the stack of resource app), found by id alone.
+    console.find("#parent-link").click()
+    console.wait_for("#stack-reason", "resources.db.resources.volume")
+    assert console.find(".stack-head h1").text.startswith("broken-app-")
 
 
 def test_nested_stacks_expand_in_place_in_the_topology(
