@@ -202,6 +202,17 @@ def test_stack_actions_and_the_other_tabs(
         console.screenshot(tab)
     assert "the random word" in console.find("#outputs dt").get_attribute("title")
 
+    # The events tab is a live tail: a new check's events arrive without a reload.
+    console.find("#tab-link-events").click()
+    console.wait_for("#events-body", "RESTORE_COMPLETE")
+
+    def checks() -> int:
+        return sum("CHECK_COMPLETE" in row.text for row in console.all("#events-body tr"))
+
+    before = console.wait(checks, "the first check's events")
+    console.find("button[data-action=check]").click()
+    console.wait(lambda: checks() > before, "the new check's events")
+
     console.find("#delete-stack").click()
     console.find("#confirm-delete").click()
     console.wait_for("#stack-gone")

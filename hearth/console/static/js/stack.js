@@ -43,20 +43,21 @@ export function renderStack(ctx, name, id, tab) {
       clear(notice, errorBox(`${label}: ${err.message}`));
     }
   };
-  const action = (body_) => () => ctx.api.post(`${path}/actions`, body_);
+  const action = (actionBody) => () => ctx.api.post(`${path}/actions`, actionBody);
 
   const confirmDelete = () => clear(notice, h("div", { class: "confirm" },
-    `Delete stack ${name} and all its resources? `,
+    `Delete stack ${stack ? stack.stack_name : name} and all its resources? `,
     h("button", { class: "danger", id: "confirm-delete",
       onclick: () => act("Delete", () => ctx.api.del(path)) }, "Yes, delete"),
     h("button", { onclick: () => clear(notice) }, "No")));
 
-  const snapshot = () => clear(notice, h("form", { class: "confirm", id: "snapshot-form",
-    onsubmit: (ev) => {
+  const takeSnapshot = (ev) => {
     ev.preventDefault();
     const snapName = new FormData(ev.target).get("name");
     act("Snapshot", () => ctx.api.post(`${path}/snapshots`, snapName ? { name: snapName } : {}));
-  } }, "Snapshot name ", h("input", { name: "name", id: "snapshot-name" }),
+  };
+  const snapshot = () => clear(notice, h("form", { class: "confirm", id: "snapshot-form",
+    onsubmit: takeSnapshot }, "Snapshot name ", h("input", { name: "name", id: "snapshot-name" }),
   h("button", { type: "submit" }, "Take snapshot")));
 
   // The header is built once; each refresh changes only its status and reason.
