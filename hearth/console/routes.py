@@ -41,6 +41,22 @@ class ConsoleSettings:
         resp.media = {"auth": "keystone" if self.keystone else "noauth"}
 
 
+# The console's own routes (its static files aside) and their answers, as the OpenAPI
+# document lists them: (path, method, operation id, summary, {status: description}).
+OPERATIONS: tuple[tuple[str, str, str, str, dict[str, str]], ...] = (
+    (PREFIX, "get", "console.page", "The web console's page", {"200": "The page"}),
+    (PREFIX + "/settings", "get", "console.settings", "How the console signs in",
+     {"200": '{"auth": "keystone"} or {"auth": "noauth"}'}),
+    (PREFIX + "/auth/tokens", "post", "console.login",
+     "A Keystone password login (username, password, project, domain), passed through",
+     {"200": "The token, its project id and name, the user and the expiry",
+      "400": "A field is missing or not a string",
+      "401": "Keystone refused the login",
+      "404": "This Hearth does not use Keystone",
+      "503": "Keystone is not configured or not reachable"}),
+)
+
+
 def add_console_routes(app: falcon.App[Any, Any], conf: cfg.ConfigOpts) -> None:
     app.add_route(PREFIX, ConsolePage())
     app.add_route(PREFIX + "/settings", ConsoleSettings(conf))
