@@ -5,6 +5,7 @@ does on its pages and what they see. Each test leaves a screenshot in test-artif
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from hearth.cli.serve import RunningServer
 from tests.integration.api.conftest import NOAUTH_PROJECT
@@ -58,6 +59,24 @@ def test_launch_form_shows_a_constraint_violation_inline_then_the_topology_goes_
     console.screenshot("timeline")
 
     assert api(console_server).show("launched")["parameters"]["size"] == "12"
+
+
+def test_launch_takes_the_template_and_environment_from_files(
+    console: Console, console_server: RunningServer, tmp_path: Path,
+) -> None:
+    (tmp_path / "chain.yaml").write_text(CHAIN)
+    (tmp_path / "smaller.yaml").write_text("parameter_defaults:\n  size: 5\n")
+    console.go("/launch")
+    console.find("#template-file").send_keys(str(tmp_path / "chain.yaml"))
+    console.wait_for("#param-size")
+    console.find("#environment-files").send_keys(str(tmp_path / "smaller.yaml"))
+    console.wait(lambda: console.find("#param-size").get_attribute("value") == "5",
+                 "the environment's default in the form")
+    console.type("#stack-name", "from-files")
+    console.wait(lambda: console.find("#launch-submit").is_enabled(), "Launch to be enabled")
+    console.find("#launch-submit").click()
+    console.wait_for("#stack-status", "CREATE_COMPLETE")
+    assert api(console_server).show("from-files")["parameters"]["size"] == "5"
 
 
 def stack_page(console: Console, server: RunningServer, name: str, template: str,
