@@ -8,6 +8,7 @@ import { layout, NODE_H, NODE_W } from "./layout.js";
 const SVG = "http://www.w3.org/2000/svg";
 const REFRESH_MS = 1500;
 const LABEL_CHARS = 22;
+const READABLE_ZOOM = 0.6;
 
 function s(tag, attrs = {}, ...children) {
   const el = document.createElementNS(SVG, tag);
@@ -62,6 +63,16 @@ export function renderTopology(ctx, stack, host, isAlive) {
       (hgt - 40) / Math.max(placed.height, 1));
     view.tx = (w - placed.width * view.k) / 2;
     view.ty = (hgt - placed.height * view.k) / 2;
+    apply();
+  };
+  // A graph too big to read whole starts at a readable zoom at its beginning (the first
+  // resources to be created); Fit shows it all.
+  const firstView = () => {
+    fit();
+    if (view.k >= READABLE_ZOOM) return;
+    view.k = READABLE_ZOOM;
+    view.tx = 20;
+    view.ty = 20;
     apply();
   };
   svg.addEventListener("wheel", (ev) => {
@@ -164,7 +175,7 @@ export function renderTopology(ctx, stack, host, isAlive) {
     }
     viewport.replaceChildren(groupLayer, edgeLayer, nodeLayer);
     const t2 = performance.now();
-    if (!fitted) { fit(); fitted = true; }
+    if (!fitted) { firstView(); fitted = true; }
     highlight();
     svg.dataset.nodes = String(ids.length);
     // Figures for the benchmark (python -m bench console): when the graph was painted.
