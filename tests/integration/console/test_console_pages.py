@@ -200,6 +200,10 @@ def test_stack_actions_and_the_other_tabs(
     stack_page(console, console_server, "acted-on", CHAIN, "CREATE_COMPLETE", "overview")
     console.wait_for("#outputs", "word")
     console.screenshot("overview")
+    # An action the API refuses shows the API's message.
+    console.find("button[data-action=cancel_update]").click()
+    console.wait_for("#action-notice .error",
+                     "Cancel update: Cancelling update when stack is CREATE_COMPLETE")
     console.find("button[data-action=suspend]").click()
     console.wait_for("#stack-status", "SUSPEND_COMPLETE")
     console.find("button[data-action=resume]").click()

@@ -1,10 +1,11 @@
 // The resources tab (a live table) and the events tab (a live tail, newest last).
 
-import { clear, h, statusBadge, when } from "./dom.js";
+import { clear, errorBox, h, statusBadge, when } from "./dom.js";
 
 export function renderResources(ctx, stack, host) {
   const body = h("tbody", { id: "resources-body" });
-  clear(host, h("table", { class: "grid" }, h("thead", {}, h("tr", {},
+  const problem = h("div");
+  clear(host, problem, h("table", { class: "grid" }, h("thead", {}, h("tr", {},
     ["Resource", "Type", "Status", "Reason", "Physical id", "Updated"].map((t) => h("th", {}, t)))),
   body));
   const load = async () => {
@@ -15,14 +16,16 @@ export function renderResources(ctx, stack, host) {
       h("td", { class: "reason" }, r.resource_status_reason || ""),
       h("td", { class: "mono" }, r.physical_resource_id || ""),
       h("td", {}, when(r.updated_time || r.creation_time)))));
+    clear(problem);
   };
-  load();
+  load().catch((err) => clear(problem, errorBox(err.message)));
   return load;
 }
 
 export function renderEvents(ctx, stack, host) {
   const body = h("tbody", { id: "events-body" });
-  clear(host, h("table", { class: "grid" }, h("thead", {}, h("tr", {},
+  const problem = h("div");
+  clear(host, problem, h("table", { class: "grid" }, h("thead", {}, h("tr", {},
     ["Time", "Resource", "Status", "Reason"].map((t) => h("th", {}, t)))), body));
   let marker = null;
   const load = async () => {
@@ -34,7 +37,8 @@ export function renderEvents(ctx, stack, host) {
         h("td", { class: "reason" }, e.resource_status_reason || "")));
       marker = e.id;
     }
+    clear(problem);
   };
-  load();
+  load().catch((err) => clear(problem, errorBox(err.message)));
   return load;
 }

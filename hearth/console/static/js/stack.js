@@ -159,7 +159,10 @@ function drawOverview(ctx, stack, host, path, act) {
       h("a", { href: `#/stack/${encodeURIComponent(ref.stack_name)}/${ref.id}/overview` },
         r.resource_name), " ", statusBadge(r.resource_status))))
       : h("p", { class: "muted" }, "None"));
-  }).catch(() => {});
+  }).catch((err) => {
+    const el = host.querySelector("#children");
+    if (el) clear(el, errorBox(err.message));
+  });
 }
 
 function outputList(stack) {
