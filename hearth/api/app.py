@@ -21,7 +21,7 @@ from hearth.api.stacks import StackArnLookup
 from hearth.common import urlfetch
 from hearth.common.errors import HearthError
 from hearth.common.policy import Policy
-from hearth.console.routes import add_console_routes, is_console_path
+from hearth.console.routes import RevalidateConsoleFiles, add_console_routes, is_console_path
 from hearth.rpc.protocol import EngineAPI
 
 REQUEST_ID_HEADER = "X-OpenStack-Request-Id"
@@ -55,7 +55,7 @@ def build_falcon_app(
         revision=str(conf.revision.heat_revision),
         secret_url_attempts=FailedAttempts(int(conf.api.secret_url_failures_per_minute)),
     )
-    app = falcon.App(middleware=[RequestIdMiddleware()])
+    app = falcon.App(middleware=[RequestIdMiddleware(), RevalidateConsoleFiles()])
     app.req_options.strip_url_path_trailing_slash = True
     app.req_options.keep_blank_qs_values = False
     app.resp_options.secure_cookies_by_default = False

@@ -57,6 +57,16 @@ OPERATIONS: tuple[tuple[str, str, str, str, dict[str, str]], ...] = (
 )
 
 
+class RevalidateConsoleFiles:
+    """Middleware: the browser asks again for each console file (a 304 while it is unchanged,
+    by its ETag) so that after an upgrade it never runs old modules with new ones."""
+
+    def process_response(self, req: falcon.Request, resp: falcon.Response, resource: Any,
+                         req_succeeded: bool) -> None:
+        if req.path.startswith(PREFIX + "/static/"):
+            resp.cache_control = ["no-cache"]
+
+
 def add_console_routes(app: falcon.App[Any, Any], conf: cfg.ConfigOpts) -> None:
     app.add_route(PREFIX, ConsolePage())
     app.add_route(PREFIX + "/settings", ConsoleSettings(conf))

@@ -36,6 +36,10 @@ def test_static_files_with_their_types(console_server: RunningServer) -> None:
         resp = requests.get(f"{console_server.url}/console/static/{path}", timeout=10)
         assert resp.status_code == 200, path
         assert kind in resp.headers["Content-Type"], path
+        assert resp.headers["Cache-Control"] == "no-cache", path
+        again = requests.get(f"{console_server.url}/console/static/{path}", timeout=10,
+                             headers={"If-None-Match": resp.headers["ETag"]})
+        assert again.status_code == 304, path
     missing = requests.get(f"{console_server.url}/console/static/js/nope.js", timeout=10)
     assert missing.status_code == 404
     assert missing.json()["error"]["message"]

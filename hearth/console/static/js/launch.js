@@ -113,12 +113,22 @@ export function renderLaunch(ctx, stack = null, host = null) {
 
   const pickTemplate = h("input", { type: "file", id: "template-file", onchange: async (ev) => {
     const [file] = ev.target.files;
-    if (file) { templateText.value = await readFile(file); soon(); }
+    if (!file) return;
+    try {
+      templateText.value = await readFile(file);
+      soon();
+    } catch (err) {
+      clear(templateError, errorBox(err.message));
+    }
   } });
   const pickEnv = h("input", { type: "file", id: "environment-files", multiple: true,
     onchange: async (ev) => {
       envFiles.clear();
-      for (const file of ev.target.files) envFiles.set(file.name, await readFile(file));
+      try {
+        for (const file of ev.target.files) envFiles.set(file.name, await readFile(file));
+      } catch (err) {
+        clear(templateError, errorBox(err.message));
+      }
       clear(envList, [...envFiles.keys()].join(", "));
       soon();
     } });
