@@ -55,7 +55,8 @@ def build_falcon_app(
         revision=str(conf.revision.heat_revision),
         secret_url_attempts=FailedAttempts(int(conf.api.secret_url_failures_per_minute)),
     )
-    app = falcon.App(middleware=[RequestIdMiddleware(), RevalidateConsoleFiles()])
+    middleware: list[Any] = [RequestIdMiddleware(), RevalidateConsoleFiles()]
+    app = falcon.App(middleware=middleware)
     app.req_options.strip_url_path_trailing_slash = True
     app.req_options.keep_blank_qs_values = False
     app.resp_options.secure_cookies_by_default = False
