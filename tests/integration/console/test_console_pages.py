@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from selenium.webdriver.support.select import Select
+
 from hearth.cli.serve import RunningServer
 from tests.integration.api.conftest import NOAUTH_PROJECT
 from tests.integration.console.browser import Console
@@ -177,6 +179,9 @@ def test_stacks_list_filters_sorts_and_hides_nested_stacks(
     console.type("#stacks-filter", "listed-nested")
     console.wait(lambda: all("listed-nested" in r.text for r in console.all("#stacks-body tr")),
                  "only matching stacks")
+    Select(console.find("#stacks-sort")).select_by_value("name")
+    names = [r.get_attribute("data-stack") for r in console.all("#stacks-body tr")]
+    assert len(names) == 3 and names == sorted(names), names
     console.screenshot("stacks")
     # Live: a stack created elsewhere appears without a reload.
     console.type("#stacks-filter", "appears")
