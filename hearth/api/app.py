@@ -21,6 +21,7 @@ from hearth.api.stacks import StackArnLookup
 from hearth.common import urlfetch
 from hearth.common.errors import HearthError
 from hearth.common.policy import Policy
+from hearth.console.routes import RevalidateConsoleFiles, add_console_routes, is_console_path
 from hearth.rpc.protocol import EngineAPI
 
 REQUEST_ID_HEADER = "X-OpenStack-Request-Id"
@@ -54,7 +55,8 @@ def build_falcon_app(
         revision=str(conf.revision.heat_revision),
         secret_url_attempts=FailedAttempts(int(conf.api.secret_url_failures_per_minute)),
     )
-    app = falcon.App(middleware=[RequestIdMiddleware()])
+    middleware: list[Any] = [RequestIdMiddleware(), RevalidateConsoleFiles()]
+    app = falcon.App(middleware=middleware)
     app.req_options.strip_url_path_trailing_slash = True
     app.req_options.keep_blank_qs_values = False
     app.resp_options.secure_cookies_by_default = False
@@ -70,6 +72,7 @@ def build_falcon_app(
         app.add_route(route.path, handler)
     if routes is ROUTES:
         app.add_sink(StackArnLookup(state), StackArnLookup.PREFIX)
+        add_console_routes(app, conf)
     return app
 
 
@@ -86,11 +89,12 @@ def build_app(engine: EngineAPI, conf: cfg.ConfigOpts) -> WsgiApp:
 
 
 def _versions_without_auth(protected: WsgiApp, plain: WsgiApp, signals: WsgiApp) -> WsgiApp:
-    """The versions document, the OpenAPI document and the signal URLs need no token."""
+    """The versions document, the OpenAPI document, the web console's page, files and login
+    and the signal URLs need no token."""
 
     def route(environ: dict[str, Any], start_response: Any) -> Any:
         path = environ.get("PATH_INFO", "") or "/"
-        if path.rstrip("/") in ("", "/versions", "/openapi.json"):
+        if path.rstrip("/") in ("", "/versions", "/openapi.json") or is_console_path(path):
             return plain(environ, start_response)
         if TOKEN_PATH.match(path):
             return signals(environ, start_response)

@@ -8,12 +8,17 @@ import falcon
 from hearth.api.faults import BadRequest
 from hearth.api.handler import Handler, reply
 from hearth.api.request import Query
+from hearth.console.routes import PREFIX as CONSOLE_PREFIX
+from hearth.console.routes import wants_console
 
 
 class Versions:
-    """``GET /``: the versions document, with 300 Multiple Choices as Heat answers."""
+    """``GET /``: the versions document, with 300 Multiple Choices as Heat answers; a browser
+    asking for HTML is sent to the web console instead (API clients ask for JSON)."""
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        if req.path == "/" and wants_console(req):
+            raise falcon.HTTPFound(f"{req.prefix}{CONSOLE_PREFIX}")
         reply(resp, {"versions": [{
             "id": "v1.0",
             "status": "CURRENT",

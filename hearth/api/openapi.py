@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 import falcon
 from apispec import APISpec
 
+from hearth.console.routes import OPERATIONS as CONSOLE_OPERATIONS
+
 if TYPE_CHECKING:
     from hearth.api.routes import Route
 
@@ -81,9 +83,17 @@ def build_document(routes: Sequence[Route]) -> dict[str, Any]:
     )
     spec.components.schema("Error", ERROR_SCHEMA)
     for path, op_id in (("/", "versions"), ("/versions", "versions.list")):
+        responses: dict[str, Any] = {"300": {"description": "The versions document"}}
+        if path == "/":
+            responses["302"] = {"description": "To the web console, for a browser that "
+                                "asks for HTML"}
         spec.path(path=path, operations={"get": {
-            "summary": "API versions", "operationId": op_id,
-            "responses": {"300": {"description": "The versions document"}},
+            "summary": "API versions", "operationId": op_id, "responses": responses,
+        }})
+    for path, method, op_id, summary, answers in CONSOLE_OPERATIONS:
+        spec.path(path=path, operations={method: {
+            "summary": summary, "operationId": op_id, "tags": ["console"],
+            "responses": {code: {"description": text} for code, text in answers.items()},
         }})
     spec.path(path="/openapi.json", operations={"get": {
         "summary": "This OpenAPI document", "operationId": "openapi",
