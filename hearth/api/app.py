@@ -13,6 +13,7 @@ from hearth.api import faults
 from hearth.api.attempts import FailedAttempts
 from hearth.api.auth import Authenticator, WsgiApp, keystone_protected
 from hearth.api.catalog import Versions
+from hearth.api.console.routes import RevalidateConsoleFiles, add_console_routes, is_console_path
 from hearth.api.handler import ApiState
 from hearth.api.openapi import OpenApiDocument
 from hearth.api.routes import ROUTES, TOKEN_ROUTES, Route
@@ -21,7 +22,6 @@ from hearth.api.stacks import StackArnLookup
 from hearth.common import urlfetch
 from hearth.common.errors import HearthError
 from hearth.common.policy import Policy
-from hearth.console.routes import RevalidateConsoleFiles, add_console_routes, is_console_path
 from hearth.rpc.protocol import EngineAPI
 
 REQUEST_ID_HEADER = "X-OpenStack-Request-Id"

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import falcon
 
+from hearth.api.console.routes import PREFIX as CONSOLE_PREFIX
+from hearth.api.console.routes import wants_console
 from hearth.api.faults import BadRequest
 from hearth.api.handler import Handler, reply
 from hearth.api.request import Query
-from hearth.console.routes import PREFIX as CONSOLE_PREFIX
-from hearth.console.routes import wants_console
 
 
 class Versions:

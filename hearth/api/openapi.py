@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import falcon
 from apispec import APISpec
 
-from hearth.console.routes import OPERATIONS as CONSOLE_OPERATIONS
+from hearth.api.console.routes import OPERATIONS as CONSOLE_OPERATIONS
 
 if TYPE_CHECKING:
     from hearth.api.routes import Route

@@ -8,7 +8,7 @@ import json
 import tomllib
 from pathlib import Path
 
-from hearth.console.routes import STATIC_DIR
+from hearth.api.console.routes import STATIC_DIR
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 VENDOR = STATIC_DIR / "vendor"
@@ -16,13 +16,13 @@ VENDOR = STATIC_DIR / "vendor"
 
 def test_every_console_file_is_package_data() -> None:
     pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
-    patterns = pyproject["tool"]["setuptools"]["package-data"]["hearth.console"]
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["hearth.api.console"]
     package_dir = STATIC_DIR.parent
     files = [p for p in STATIC_DIR.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
     assert files
     missing = [str(p.relative_to(package_dir)) for p in files
                if not any(p.relative_to(package_dir).match(pattern) for pattern in patterns)]
-    assert missing == [], f"not in [tool.setuptools.package-data] hearth.console: {missing}"
+    assert missing == [], f"not in [tool.setuptools.package-data] hearth.api.console: {missing}"
 
 
 def test_vendored_files_match_their_manifest() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import falcon.testing
 import pytest
 
+from hearth.api.console.login import login_fields
+from hearth.api.console.routes import is_console_path, wants_console
 from hearth.api.faults import BadRequest
-from hearth.console.login import login_fields
-from hearth.console.routes import is_console_path, wants_console
 
 
 @pytest.mark.parametrize(("accept", "browser"), [

@@ -8,7 +8,7 @@ from typing import Any
 import falcon
 from oslo_config import cfg
 
-from hearth.console.login import KeystoneLogin
+from hearth.api.console.login import KeystoneLogin
 
 PREFIX = "/console"
 STATIC_DIR = Path(__file__).resolve().parent / "static"
