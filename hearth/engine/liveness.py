@@ -24,8 +24,11 @@ from hearth.store import stacks as stack_store
 
 LOG = logging.getLogger(__name__)
 
-# Actions a stack can be continued in without its stored traversal.
-_RESTARTABLE = (states.CREATE, states.DELETE, states.SUSPEND, states.RESUME, states.CHECK)
+# Actions a stack can be started again in when its engine died before storing the traversal:
+# the stack row holds all they need (an update's new template is stored with its state).
+_RESTARTABLE = (
+    states.CREATE, states.UPDATE, states.DELETE, states.SUSPEND, states.RESUME, states.CHECK
+)
 
 
 class Liveness:
@@ -115,6 +118,8 @@ class Liveness:
             spec = RunSpec.from_json(spec_data) if spec_data else None
             if spec is None and action in _RESTARTABLE:
                 spec = RunSpec(action, rollback=not row.disable_rollback)
+                # Not the last action's traversal: what it finished is not done by this one.
+                traversal_id = None
             if spec is None:
                 self._fail(session, stack_id, name, action)
                 lock_store.release(session, stack_id, core.engine_id)

@@ -125,6 +125,13 @@ class ResourceTask:
             run.parent(), self.record.name, name,
             lambda: run.bound.facade_of(self.record.name)
             if self.record.name in run.bound.resources else None,
+            taking_over=self._taken_over(),
+        )
+
+    def _taken_over(self) -> bool:
+        """Whether this action is one a dead engine had begun on this resource."""
+        return self.run.resuming and self._state_before == (
+            self._handler_action, states.IN_PROGRESS
         )
 
     def _context(self) -> EngineResourceContext:
@@ -318,7 +325,7 @@ class ResourceTask:
         # snapshot of a resource whose create or update failed).
         self._state_before = (self.record.action, self.record.status)
         fields: dict[str, Any] = {"traversal_id": self.run.traversal_id, "step_cookie": None}
-        if self.run.resuming and self._state_before == (action, states.IN_PROGRESS):
+        if self._taken_over():
             # A dead engine's resource carried on: its IN_PROGRESS event was written already.
             fields["event"] = False
         if action in (states.CREATE, states.ADOPT, states.UPDATE):

@@ -13,6 +13,7 @@ from typing import Any
 
 from hearth.common.context import RequestContext
 from hearth.engine.engine import Engine
+from hearth.engine.stack_state import begin_stack_action
 from hearth.store import locks as lock_store
 from tests.integration.engine.conftest import CTX, events, make_engine, resources, wait_state
 from tests.integration.engine.test_lifecycle import rsrc, template
@@ -91,3 +92,26 @@ def test_engine_registers_and_reports(engine: Engine) -> None:
     services: list[dict[str, Any]] = engine.list_services(RequestContext.admin())
     assert [s["engine_id"] for s in services] == [engine.core.engine_id]
     assert services[0]["status"] == "up"
+
+
+def test_a_delete_whose_engine_died_before_it_began_deletes_everything(engine_url: str) -> None:
+    first = make_engine(engine_url)
+    try:
+        identity = first.create_stack(CTX, "orphan", template({"a": rsrc("a"), "b": rsrc("b")}))
+        assert wait_state(first, identity)[:2] == ("CREATE", "COMPLETE")
+        # As a delete request leaves the stack when its engine dies at once: the state
+        # written and the lock taken, the traversal not yet stored.
+        with first.core.db.session() as session:
+            lock_store.try_insert(session, identity["stack_id"], "a-dead-engine")
+            begin_stack_action(session, identity["stack_id"], "orphan", "DELETE")
+    finally:
+        first.stop()
+    survivor = make_engine(engine_url, heartbeat_interval=0.3)
+    try:
+        state = wait_state(survivor, identity, timeout=30)
+        assert state == ("DELETE", "COMPLETE", "Stack DELETE completed successfully")
+        # Each resource deleted, not skipped as done by the create's traversal.
+        deleted = [e[0] for e in events(survivor, identity) if e[1:3] == ("DELETE", "COMPLETE")]
+        assert sorted(deleted) == ["a", "b", "orphan"]
+    finally:
+        survivor.stop()
