@@ -147,6 +147,9 @@ class EngineCore:
         self.software: SoftwareService | None = None
         self._clouds: StackClouds | None = None
         self._service_slots: dict[str, asyncio.Semaphore] = {}
+        # Set when the engine stops: the actions it ran are left IN_PROGRESS, as they are,
+        # for the next engine to carry on (not failed as cancelled).
+        self.handing_over = False
 
     def service_slots(self, service: str) -> asyncio.Semaphore:
         """The steps of one service's types that may run at once (on the engine's loop)."""

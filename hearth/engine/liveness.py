@@ -52,13 +52,16 @@ class Liveness:
         self._thread = threading.Thread(target=self._beat, name="hearth-heartbeat", daemon=True)
         self._thread.start()
 
-    def stop(self, *, unregister: bool = True) -> None:
+    def stop(self) -> None:
+        """Stop the heartbeat (the record stays until ``unregister``)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(5)
-        if unregister:
-            with self.core.db.session() as session:
-                lock_store.unregister_service(session, self.core.engine_id)
+
+    def unregister(self) -> None:
+        """Remove this engine's record: the locks it holds are free to take over now."""
+        with self.core.db.session() as session:
+            lock_store.unregister_service(session, self.core.engine_id)
 
     def _beat(self) -> None:
         interval = self.core.settings.heartbeat_interval

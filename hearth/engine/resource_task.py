@@ -191,7 +191,11 @@ class ResourceTask:
     # --- steps ---------------------------------------------------------------------------
 
     def start(self) -> Step:
-        """Hooks, then IN_PROGRESS and the plugin's handler."""
+        """Hooks, then IN_PROGRESS and the plugin's handler (or, for an action a dead
+        engine's handler began, polling on from its stored cookie)."""
+        resumed = self._poll_on()
+        if resumed is not None:
+            return resumed
         if self.action in (states.CREATE, states.UPDATE) and self.run.is_update_like:
             # Heat pauses an existing resource at pre-update before it knows whether
             # anything changes (so the hook fires for unchanged and replaced ones too).
@@ -206,6 +210,36 @@ class ResourceTask:
         if hook is not None:
             return self._set_hook(hook)
         return self._begin()
+
+    def _poll_on(self) -> Step | None:
+        """Carry on an action whose handler ran under a dead engine and stored its cookie,
+        when the type polls from the cookie alone (``polls_from_cookie``)."""
+        record = self.record
+        run = self.run
+        if not (run.resuming and record.status == states.IN_PROGRESS
+                and record.step_cookie is not None and record.traversal_id == run.traversal_id):
+            return None
+        # What the handler was doing: an update traversal also creates and replaces.
+        expected = {states.CREATE, states.UPDATE} if self.action in (
+            states.CREATE, states.UPDATE) and run.is_update_like else {self.action}
+        if record.action not in expected:
+            return None
+        try:
+            cls = run.plugin_class(record.resource_type, self.name)
+        except Exception:  # the handler's path reports it
+            return None
+        if not cls.polls_from_cookie:
+            return None
+        self.action = self._handler_action = record.action
+        self._state_before = (record.action, states.IN_PROGRESS)
+        if self.action == states.UPDATE:
+            # The plugin as its handler left it, on the new properties (stored at the end).
+            self._new_props = run.bound.resolve_properties(self.name)
+            self.plugin = self._make_plugin(record.resource_type, self._new_props)
+        else:
+            self.plugin = self._stored_plugin()
+        cookie = record.step_cookie
+        return Step(cookie=cookie, then=lambda: self.poll(cookie))
 
     def _existing_update_hook(self) -> bool:
         return self.run.action != states.ROLLBACK and self.run.bound.env.matches_hook(
