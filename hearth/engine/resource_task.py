@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hearth.clients.errors import ResourceInError
-from hearth.common.errors import NotSupported, TemplateOutputError
+from hearth.common.errors import NotSupported
 from hearth.engine import states
+from hearth.engine.attribute_cache import cached_attributes, jsonable
 from hearth.engine.plugin_context import CancelFlag, EngineResourceContext
 from hearth.engine.records import ResourceRecord, event_write, state_writes
-from hearth.engine.resource_view import ALL_ATTRIBUTES, NodeData, path_key
+from hearth.engine.resource_view import NodeData
 from hearth.resources.context import physical_resource_name
 from hearth.resources.exceptions import PollDelay, UpdateReplace
 from hearth.resources.exceptions import failure_reason as sdk_failure_reason
@@ -450,7 +451,7 @@ class ResourceTask:
         if not check:
             # finish() follows at once and stores the physical id with the final state.
             return Step(done=True)
-        fields["step_cookie"] = _jsonable(cookie)
+        fields["step_cookie"] = jsonable(cookie)
         self._change(**fields)
         # Polled once the cookie is committed.
         return Step(cookie=cookie, then=lambda: self.poll(cookie))
@@ -518,7 +519,11 @@ class ResourceTask:
         if action == states.DELETE:
             fields["attr_data"] = None
         elif plugin is not None:
-            fields["attr_data"] = self._cache_attributes(plugin)
+            fields["attr_data"] = cached_attributes(
+                plugin,
+                self.run.bound.needed_attributes.get(self.name, set()),
+                self.run.bound.attribute_paths.get(self.name),
+            )
             if action in (states.CREATE, states.UPDATE, states.ADOPT):
                 fields["definition"] = self.run.stored_definition(self.name)
                 # An in-place type change (a deprecated name's substitute) is now the type.
@@ -587,50 +592,3 @@ class ResourceTask:
         merged = dict(metadata) if isinstance(metadata, dict) else {}
         merged.update({k: stored[k] for k in owned if k in stored})
         return merged
-
-    def _cache_attributes(self, plugin: Resource) -> dict[str, Any]:
-        # Every attribute is stored, not only those the template reads: resource show
-        # reports them all, as Heat does (it resolves them live).
-        needed = self.run.bound.needed_attributes.get(self.name, set())
-        # Attributes that cost calls of their own (cloud types) only when read.
-        uncached: frozenset[str] = getattr(type(plugin), "uncached_attributes", frozenset())
-        names = (
-            set(needed) | (set(type(plugin).attributes_schema) - uncached)
-            | set(plugin.dynamic_attribute_names())
-        ) - {ALL_ATTRIBUTES}
-        attrs: dict[str, Any] = {}
-        errors: dict[str, str] = {}
-        for attr in sorted(names):
-            try:
-                attrs[attr] = plugin.get_attribute(attr)
-            except TemplateOutputError as exc:
-                # A nested output in error stays an error for whoever reads it.
-                attrs[attr] = None
-                errors[attr] = str(exc)
-            except Exception:
-                attrs[attr] = None
-        out = {"ref": plugin.get_reference_id(), "attrs": _jsonable(attrs)}
-        if errors:
-            out["errors"] = errors
-        paths = self.run.bound.attribute_paths.get(self.name)
-        if paths and type(plugin).attribute_names() is None:
-            # A type answering any name may give a path its own meaning (groups).
-            values: dict[str, Any] = {}
-            for attr, *rest in sorted(paths, key=repr):
-                try:
-                    values[path_key(str(attr), rest)] = plugin.get_attribute(str(attr), *rest)
-                except Exception:
-                    values[path_key(str(attr), rest)] = None
-            out["paths"] = _jsonable(values)
-        return out
-
-
-def _jsonable(value: Any) -> Any:
-    """Plain JSON data (the cookie and cached attributes are stored as JSON)."""
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set):
-        return [_jsonable(v) for v in value]
-    return str(value)
