@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -66,46 +67,43 @@ def test_sigkills_during_nested_create_update_delete_end_as_without_them(
     serve_process: ServeProcess,
 ) -> None:
     stacks = StackApi(serve_process.endpoint, timeout=ACTION_TIMEOUT)
-    expected = lifecycle(stacks, "undisturbed", lambda stack_id: 0)
+    expected = lifecycle(stacks, "undisturbed", lambda stack_id, action: None)
 
     rng = random.Random(SEED)
-    kills = 0
+    kills: Counter[str] = Counter()
 
-    def kill_during(stack_id: str) -> int:
-        """Kill the server at one or two random moments of the action; each counts only
+    def kill_during(stack_id: str, action: str) -> None:
+        """Kill the server at one or two random moments of the action; a kill counts only
         when it struck while the action was still going on."""
-        nonlocal kills
-        struck = 0
         for _ in range(rng.choice((1, 2))):
             time.sleep(rng.uniform(0.05, MEMBER_WAIT + 0.5))
-            if kills >= KILLS or not stacks.status(stack_id)[0].endswith("IN_PROGRESS"):
-                break
+            if kills.total() >= KILLS or not stacks.status(stack_id)[0].endswith("IN_PROGRESS"):
+                return
             serve_process.kill()
-            kills += 1
-            struck += 1
+            kills[action] += 1
             serve_process.start()
-        return struck
 
     rounds = 0
-    while kills < KILLS:
+    while kills.total() < KILLS:
         rounds += 1
         assert rounds <= 10, f"only {kills} of {KILLS} kills struck an action in progress"
         seen = lifecycle(stacks, f"killed-{rounds}", kill_during)
         assert seen == expected, serve_process.log()[-5000:]
+    assert set(kills) == {"CREATE", "UPDATE", "DELETE"}, kills
 
 
 def lifecycle(
-    stacks: StackApi, name: str, disturb: Callable[[str], int]
+    stacks: StackApi, name: str, disturb: Callable[[str, str], None]
 ) -> list[dict[str, Any]]:
-    """Create, update and delete a stack, ``disturb(stack_id)`` during each action; what
-    each action ended in."""
+    """Create, update and delete a stack, ``disturb(stack_id, action)`` during each action;
+    what each action ended in."""
     stack_id = stacks.create(name, TEMPLATE, {"value": "first"})
-    disturb(stack_id)
+    disturb(stack_id, "CREATE")
     seen = [outcome(stacks, name, stack_id)]
     stacks.update(name, stack_id, TEMPLATE, {"value": "second"})
-    disturb(stack_id)
+    disturb(stack_id, "UPDATE")
     seen.append(outcome(stacks, name, stack_id))
     stacks.delete(name, stack_id)
-    disturb(stack_id)
+    disturb(stack_id, "DELETE")
     seen.append(outcome(stacks, name, stack_id))
     return seen
