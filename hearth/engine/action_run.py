@@ -370,6 +370,9 @@ class ActionRun:
         except NotStarted:
             raise
         except asyncio.CancelledError:
+            if self.core.handing_over:
+                # The engine stops: the resource stays IN_PROGRESS for the next one.
+                raise
             why = self.stop.message or (
                 "timed out" if self.runner.result.stop is StopReason.TIMEOUT else "cancelled"
             )

@@ -67,6 +67,9 @@ class ActionManager:
     def _finished(self, run: ActionRun) -> None:
         """Called in the event loop when a run ends; chains the next one off the loop."""
         stack_id = run.stack_id
+        if self.core.handing_over:
+            # Stopped part-way, not ended: nothing follows here (the next engine continues).
+            return
         with self._lock:
             after = self._after.pop(stack_id, None)
             if self.running.get(stack_id) is run:

@@ -165,6 +165,9 @@ class EngineCore:
         self.template_sandbox: TemplateSandbox | None = (
             shared_sandbox(settings.template_workers, settings.template_budgets)
             if settings.template_workers > 0 else None)
+        # Set when the engine stops: the actions it ran are left IN_PROGRESS, as they are,
+        # for the next engine to carry on (not failed as cancelled).
+        self.handing_over = False
 
     def preflight(self, request: StackRequest, *, outputs: bool) -> None:
         """Refuse a request whose template work is over its budgets, before any of it runs

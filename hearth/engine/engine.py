@@ -129,9 +129,15 @@ class Engine:
         self.liveness.start()
 
     def stop(self, *, graceful: bool = True) -> None:
-        self.liveness.stop(unregister=graceful)
+        """Stop this engine. Its running actions stop where they are, their resources left
+        IN_PROGRESS with what they stored (a wait's start); a graceful stop then removes the
+        engine's record, so that the next engine takes them over at once."""
+        self.core.handing_over = True
+        self.liveness.stop()
         self.core.workers.stop()
         self.core.journal.close()
+        if graceful:
+            self.liveness.unregister()
         self.core.db.dispose()
 
     def wait_idle(self, stack_id: str, timeout: float | None = None) -> bool:

@@ -24,8 +24,11 @@ from hearth.store import stacks as stack_store
 
 LOG = logging.getLogger(__name__)
 
-# Actions a stack can be continued in without its stored traversal.
-_RESTARTABLE = (states.CREATE, states.DELETE, states.SUSPEND, states.RESUME, states.CHECK)
+# Actions a stack can be started again in when its engine died before storing the traversal:
+# the stack row holds all they need (an update's new template is stored with its state).
+_RESTARTABLE = (
+    states.CREATE, states.UPDATE, states.DELETE, states.SUSPEND, states.RESUME, states.CHECK
+)
 
 
 class Liveness:
@@ -49,13 +52,16 @@ class Liveness:
         self._thread = threading.Thread(target=self._beat, name="hearth-heartbeat", daemon=True)
         self._thread.start()
 
-    def stop(self, *, unregister: bool = True) -> None:
+    def stop(self) -> None:
+        """Stop the heartbeat (the record stays until ``unregister``)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(5)
-        if unregister:
-            with self.core.db.session() as session:
-                lock_store.unregister_service(session, self.core.engine_id)
+
+    def unregister(self) -> None:
+        """Remove this engine's record: the locks it holds are free to take over now."""
+        with self.core.db.session() as session:
+            lock_store.unregister_service(session, self.core.engine_id)
 
     def _beat(self) -> None:
         interval = self.core.settings.heartbeat_interval
@@ -115,6 +121,8 @@ class Liveness:
             spec = RunSpec.from_json(spec_data) if spec_data else None
             if spec is None and action in _RESTARTABLE:
                 spec = RunSpec(action, rollback=not row.disable_rollback)
+                # Not the last action's traversal: what it finished is not done by this one.
+                traversal_id = None
             if spec is None:
                 self._fail(session, stack_id, name, action)
                 lock_store.release(session, stack_id, core.engine_id)

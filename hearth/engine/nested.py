@@ -57,8 +57,11 @@ class NestedStackService:
     def for_resource(
         self, parent: Parent, resource_name: str, child_name: str,
         facade: Callable[[], StaticFacade | None] = lambda: None,
+        *, taking_over: bool = False,
     ) -> ChildStacks:
-        return ChildStacks(self, parent, resource_name, child_name, facade)
+        """The child stacks of one resource; ``taking_over`` when the resource's action is
+        carried on from an engine that died in it (its child may be acting already)."""
+        return ChildStacks(self, parent, resource_name, child_name, facade, taking_over)
 
     def context(self, tenant: str, username: str | None = None) -> RequestContext:
         # Child stacks act for the stack's owner; the parent's request was authorized already.
@@ -166,6 +169,14 @@ class NestedStackService:
         return {"tenant": row.tenant or "", "stack_name": row.name, "stack_id": row.id,
                 "path": ""}
 
+    def under_way(self, stack_id: str, action: str) -> bool:
+        """Whether the child is in ``action`` already: a dead engine started it, and it goes
+        on (the child is taken over as any stack is) rather than being started again, which
+        would fail on its lock or cancel it."""
+        with self.core.db.session(readonly=True) as session:
+            found = stack_store.stack_state(session, stack_id)
+        return found is not None and found[:2] == (action, states.IN_PROGRESS)
+
     def update(self, stack_id: str, child: ChildDefinition, timeout_mins: int | None) -> None:
         row = self._row(stack_id)
         if row is None:
@@ -268,9 +279,10 @@ class ChildStacks:
 
     def __init__(
         self, service: NestedStackService, parent: Parent, resource_name: str, child_name: str,
-        facade: Callable[[], StaticFacade | None],
+        facade: Callable[[], StaticFacade | None], taking_over: bool = False,
     ) -> None:
         self._facade = facade
+        self._taking_over = taking_over
         self._service = service
         self._parent = parent
         self._resource = resource_name
@@ -288,16 +300,22 @@ class ChildStacks:
             self._facade(),
         )
 
+    def _joins(self, stack_id: str, action: str) -> bool:
+        return self._taking_over and self._service.under_way(stack_id, action)
+
     def update(
         self, stack_id: str, child: ChildDefinition, *, timeout_mins: int | None = None
     ) -> None:
-        self._service.update(stack_id, child, timeout_mins)
+        if not self._joins(stack_id, states.UPDATE):
+            self._service.update(stack_id, child, timeout_mins)
 
     def delete(self, stack_id: str, *, abandon: bool = False) -> None:
-        self._service.delete(stack_id, abandon)
+        if not self._joins(stack_id, states.DELETE):
+            self._service.delete(stack_id, abandon)
 
     def act(self, stack_id: str, action: str) -> None:
-        self._service.act(stack_id, action)
+        if not self._joins(stack_id, action):
+            self._service.act(stack_id, action)
 
     def cancel(self, stack_id: str) -> None:
         self._service.cancel(stack_id)

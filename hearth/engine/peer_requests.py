@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hearth.engine import peers, states
+from hearth.engine.attribute_cache import jsonable
 from hearth.engine.core import EngineCore
 from hearth.engine.outputs import resolve_outputs
 from hearth.engine.parent import Parent
@@ -220,17 +221,7 @@ def _attributes(bound: BoundStack, plugin: Resource) -> dict[str, Any]:
             attrs[attr] = plugin.get_attribute(attr)
         except Exception:
             attrs[attr] = None
-    return {"ref": plugin.get_reference_id(), "attrs": _jsonable(attrs)}
-
-
-def _jsonable(value: Any) -> Any:
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set):
-        return [_jsonable(v) for v in value]
-    return str(value)
+    return {"ref": plugin.get_reference_id(), "attrs": jsonable(attrs)}
 
 
 def wait_idle(core: EngineCore, timeout: float | None = None) -> bool:

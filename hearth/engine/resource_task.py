@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hearth.clients.errors import ResourceInError
-from hearth.common.errors import NotSupported, TemplateOutputError
+from hearth.common.errors import NotSupported
 from hearth.engine import states
+from hearth.engine.attribute_cache import cached_attributes, jsonable
 from hearth.engine.plugin_context import CancelFlag, EngineResourceContext
 from hearth.engine.records import ResourceRecord, event_write, state_writes
-from hearth.engine.resource_view import ALL_ATTRIBUTES, NodeData, path_key
+from hearth.engine.resource_view import NodeData
 from hearth.resources.context import physical_resource_name
 from hearth.resources.exceptions import PollDelay, UpdateReplace
 from hearth.resources.exceptions import failure_reason as sdk_failure_reason
@@ -125,6 +126,13 @@ class ResourceTask:
             run.parent(), self.record.name, name,
             lambda: run.bound.facade_of(self.record.name)
             if self.record.name in run.bound.resources else None,
+            taking_over=self._taken_over(),
+        )
+
+    def _taken_over(self) -> bool:
+        """Whether this action is one a dead engine had begun on this resource."""
+        return self.run.resuming and self._state_before == (
+            self._handler_action, states.IN_PROGRESS
         )
 
     def _context(self) -> EngineResourceContext:
@@ -184,7 +192,11 @@ class ResourceTask:
     # --- steps ---------------------------------------------------------------------------
 
     def start(self) -> Step:
-        """Hooks, then IN_PROGRESS and the plugin's handler."""
+        """Hooks, then IN_PROGRESS and the plugin's handler (or, for an action a dead
+        engine's handler began, polling on from its stored cookie)."""
+        resumed = self._poll_on()
+        if resumed is not None:
+            return resumed
         if self.action in (states.CREATE, states.UPDATE) and self.run.is_update_like:
             # Heat pauses an existing resource at pre-update before it knows whether
             # anything changes (so the hook fires for unchanged and replaced ones too).
@@ -199,6 +211,36 @@ class ResourceTask:
         if hook is not None:
             return self._set_hook(hook)
         return self._begin()
+
+    def _poll_on(self) -> Step | None:
+        """Carry on an action whose handler ran under a dead engine and stored its cookie,
+        when the type polls from the cookie alone (``polls_from_cookie``)."""
+        record = self.record
+        run = self.run
+        if not (run.resuming and record.status == states.IN_PROGRESS
+                and record.step_cookie is not None and record.traversal_id == run.traversal_id):
+            return None
+        # What the handler was doing: an update traversal also creates and replaces.
+        expected = {states.CREATE, states.UPDATE} if self.action in (
+            states.CREATE, states.UPDATE) and run.is_update_like else {self.action}
+        if record.action not in expected:
+            return None
+        try:
+            cls = run.plugin_class(record.resource_type, self.name)
+        except Exception:  # the handler's path reports it
+            return None
+        if not cls.polls_from_cookie:
+            return None
+        self.action = self._handler_action = record.action
+        self._state_before = (record.action, states.IN_PROGRESS)
+        if self.action == states.UPDATE:
+            # The plugin as its handler left it, on the new properties (stored at the end).
+            self._new_props = run.bound.resolve_properties(self.name)
+            self.plugin = self._make_plugin(record.resource_type, self._new_props)
+        else:
+            self.plugin = self._stored_plugin()
+        cookie = record.step_cookie
+        return Step(cookie=cookie, then=lambda: self.poll(cookie))
 
     def _existing_update_hook(self) -> bool:
         return self.run.action != states.ROLLBACK and self.run.bound.env.matches_hook(
@@ -318,7 +360,7 @@ class ResourceTask:
         # snapshot of a resource whose create or update failed).
         self._state_before = (self.record.action, self.record.status)
         fields: dict[str, Any] = {"traversal_id": self.run.traversal_id, "step_cookie": None}
-        if self.run.resuming and self._state_before == (action, states.IN_PROGRESS):
+        if self._taken_over():
             # A dead engine's resource carried on: its IN_PROGRESS event was written already.
             fields["event"] = False
         if action in (states.CREATE, states.ADOPT, states.UPDATE):
@@ -409,7 +451,7 @@ class ResourceTask:
         if not check:
             # finish() follows at once and stores the physical id with the final state.
             return Step(done=True)
-        fields["step_cookie"] = _jsonable(cookie)
+        fields["step_cookie"] = jsonable(cookie)
         self._change(**fields)
         # Polled once the cookie is committed.
         return Step(cookie=cookie, then=lambda: self.poll(cookie))
@@ -477,7 +519,11 @@ class ResourceTask:
         if action == states.DELETE:
             fields["attr_data"] = None
         elif plugin is not None:
-            fields["attr_data"] = self._cache_attributes(plugin)
+            fields["attr_data"] = cached_attributes(
+                plugin,
+                self.run.bound.needed_attributes.get(self.name, set()),
+                self.run.bound.attribute_paths.get(self.name),
+            )
             if action in (states.CREATE, states.UPDATE, states.ADOPT):
                 fields["definition"] = self.run.stored_definition(self.name)
                 # An in-place type change (a deprecated name's substitute) is now the type.
@@ -546,50 +592,3 @@ class ResourceTask:
         merged = dict(metadata) if isinstance(metadata, dict) else {}
         merged.update({k: stored[k] for k in owned if k in stored})
         return merged
-
-    def _cache_attributes(self, plugin: Resource) -> dict[str, Any]:
-        # Every attribute is stored, not only those the template reads: resource show
-        # reports them all, as Heat does (it resolves them live).
-        needed = self.run.bound.needed_attributes.get(self.name, set())
-        # Attributes that cost calls of their own (cloud types) only when read.
-        uncached: frozenset[str] = getattr(type(plugin), "uncached_attributes", frozenset())
-        names = (
-            set(needed) | (set(type(plugin).attributes_schema) - uncached)
-            | set(plugin.dynamic_attribute_names())
-        ) - {ALL_ATTRIBUTES}
-        attrs: dict[str, Any] = {}
-        errors: dict[str, str] = {}
-        for attr in sorted(names):
-            try:
-                attrs[attr] = plugin.get_attribute(attr)
-            except TemplateOutputError as exc:
-                # A nested output in error stays an error for whoever reads it.
-                attrs[attr] = None
-                errors[attr] = str(exc)
-            except Exception:
-                attrs[attr] = None
-        out = {"ref": plugin.get_reference_id(), "attrs": _jsonable(attrs)}
-        if errors:
-            out["errors"] = errors
-        paths = self.run.bound.attribute_paths.get(self.name)
-        if paths and type(plugin).attribute_names() is None:
-            # A type answering any name may give a path its own meaning (groups).
-            values: dict[str, Any] = {}
-            for attr, *rest in sorted(paths, key=repr):
-                try:
-                    values[path_key(str(attr), rest)] = plugin.get_attribute(str(attr), *rest)
-                except Exception:
-                    values[path_key(str(attr), rest)] = None
-            out["paths"] = _jsonable(values)
-        return out
-
-
-def _jsonable(value: Any) -> Any:
-    """Plain JSON data (the cookie and cached attributes are stored as JSON)."""
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set):
-        return [_jsonable(v) for v in value]
-    return str(value)

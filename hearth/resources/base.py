@@ -72,6 +72,10 @@ class Resource:
     # Metadata keys the type itself maintains (a server's ``deployments``): kept when the
     # engine writes the template's metadata back at the end of a create or update.
     metadata_owned_keys: ClassVar[tuple[str, ...]] = ()
+    # True for types whose ``check_<action>_complete`` needs nothing but the cookie (plain
+    # JSON, as stored) and the stored resource: an engine taking over an action polls on from
+    # the stored cookie instead of running the handler again (a wait keeps its start).
+    polls_from_cookie: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -3,6 +3,7 @@
 On a terminal, a table of the stack's resources updates in place (rich Live); elsewhere each
 state change (each new event) is one plain line. Either way a summary line ends it: the
 stack's final status and reason, the time it took and how many resources are in each state.
+A server that stops answering meanwhile (a restart) is asked again for a while (``contact``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from hearth.cli.client.contact import DEFAULT_LOST_AFTER, LOST_CONTACT, Contact, lost_contact
 from hearth.cli.client.output import console, status_text
 
 FIRST_POLL = 0.2  # seconds; the interval then grows to --poll
@@ -166,6 +168,9 @@ class LineView:
         for event in seen.events:
             print(event_line(event, self.stack_name), flush=True)
 
+    def note(self, text: str) -> None:
+        print(text, flush=True)
+
 
 class LiveView:
     """The resources table, redrawn in place on a terminal."""
@@ -198,6 +203,9 @@ class LiveView:
             ))
         self.live.update(Group(head, grid), refresh=True)
 
+    def note(self, text: str) -> None:
+        self.live.console.print(Text(text, style="yellow"))
+
 
 def summary(stack_name: str, seen: Observed, elapsed: float) -> str:
     counts = Counter(str(r.get("resource_status")) for r in seen.resources)
@@ -207,8 +215,24 @@ def summary(stack_name: str, seen: Observed, elapsed: float) -> str:
             f"resources: {states})")
 
 
-def wait(client: Any, stack: Any, expect: Expect, base: Baseline, *, poll: float) -> int:
-    """Follow the action to its end; 0 when the stack ends in a state of ``expect.success``."""
+@dataclass(frozen=True)
+class Pace:
+    """How ``--wait`` polls: the longest interval, and how long a server that does not
+    answer is asked again (``--poll``, ``--lost-after``)."""
+
+    poll: float
+    lost_after: float = DEFAULT_LOST_AFTER
+
+    @classmethod
+    def of(cls, args: Any) -> Pace:
+        return cls(float(args.poll), float(args.lost_after))
+
+
+def wait(client: Any, stack: Any, expect: Expect, base: Baseline, pace: Pace) -> int:
+    """Follow the action to its end; 0 when the stack ends in a state of ``expect.success``,
+    1 when it ends otherwise, ``LOST_CONTACT`` when the server stopped answering for longer
+    than ``pace.lost_after`` seconds."""
+    poll, lost_after = pace.poll, pace.lost_after
     ident = stack_ident(stack)
     out = console()
     view: LineView | LiveView = (
@@ -216,18 +240,46 @@ def wait(client: Any, stack: Any, expect: Expect, base: Baseline, *, poll: float
         else LineView(stack.stack_name)
     )
     watcher = Watcher(client, ident, expect, base)
+    contact = Contact(lost_after)
     start = time.monotonic()
     interval = FIRST_POLL
+    seen: Observed | None = None
     with view:
         while True:
-            seen = watcher.poll()
+            try:
+                latest = watcher.poll()
+            except Exception as exc:
+                if not lost_contact(exc):
+                    raise
+                now = time.monotonic()
+                if contact.lose(now):
+                    view.note(f"Lost contact with the server; asking again for up to "
+                              f"{lost_after:.0f}s (it may be restarting)")
+                if contact.given_up(now):
+                    break
+                time.sleep(interval)
+                interval = min(max(poll, FIRST_POLL), interval * 1.5)
+                continue
+            seen = latest
             now = time.monotonic()
+            gap = contact.regain(now)
+            if gap is not None:
+                view.note(f"In contact again after {gap:.1f}s")
             view.show(seen, now - start)
             if watcher.finished(seen, now):
                 break
             time.sleep(interval)
             interval = FIRST_POLL if seen.events else min(max(poll, FIRST_POLL), interval * 1.5)
-    line = summary(stack.stack_name, seen, time.monotonic() - start)
+    elapsed = time.monotonic() - start
+    if contact.lost_since is not None:
+        last = f"; it was {seen.status} when last seen" if seen is not None else ""
+        out.print(Text(
+            f"Stack {stack.stack_name}: lost contact with the server for {lost_after:.0f}s"
+            f"{last} and may still be going on ({elapsed:.1f}s)", style="bold yellow",
+        ), soft_wrap=True)
+        return LOST_CONTACT
+    assert seen is not None
+    line = summary(stack.stack_name, seen, elapsed)
     ok = seen.status in expect.success
     out.print(Text(line, style="green" if ok else "bold red"), soft_wrap=True)
     return 0 if ok else 1
@@ -238,9 +290,15 @@ def add_wait_arguments(parser: Any, what: str) -> None:
         "--wait", action="store_true",
         help=f"follow the {what} to its end: a live table of resources on a terminal, one "
         "line per state change otherwise, then a summary; exit 1 unless the stack ends "
-        "*_COMPLETE as asked",
+        f"*_COMPLETE as asked, {LOST_CONTACT} when the server stops answering for longer "
+        "than --lost-after (the stack's end is then unknown)",
     )
     parser.add_argument(
         "--poll", type=float, default=2.0, metavar="SECONDS",
         help="longest interval between polls while waiting (default 2)",
+    )
+    parser.add_argument(
+        "--lost-after", type=float, default=DEFAULT_LOST_AFTER, metavar="SECONDS",
+        help="while waiting, how long a server that does not answer (restarting) is asked "
+        f"again before giving up (default {DEFAULT_LOST_AFTER:.0f})",
     )

@@ -7,7 +7,14 @@ from typing import Any
 
 from hearth.cli.client.command import Handler, Subparsers, add_command, find_stack
 from hearth.cli.client.output import add_format_argument, print_item, print_list, say
-from hearth.cli.client.progress import Expect, add_wait_arguments, baseline, stack_ident, wait
+from hearth.cli.client.progress import (
+    Expect,
+    Pace,
+    add_wait_arguments,
+    baseline,
+    stack_ident,
+    wait,
+)
 
 SNAPSHOT_FIELDS = ("id", "name", "status", "status_reason", "creation_time")
 SNAPSHOT_COLUMNS = (
@@ -27,7 +34,7 @@ def _stack_action(action: str) -> Handler:
         base = baseline(client, stack) if args.wait else None
         getattr(client.actions, action)(stack_ident(stack))
         if base is not None:
-            return wait(client, stack, Expect.of(action.upper()), base, poll=args.poll)
+            return wait(client, stack, Expect.of(action.upper()), base, Pace.of(args))
         say(f"{action.capitalize()} of stack {stack.stack_name} requested.")
         return 0
 
@@ -47,7 +54,7 @@ def cmd_cancel(args: argparse.Namespace, client: Any) -> int:
             Expect("UPDATE", ("UPDATE_FAILED",)) if args.no_rollback
             else Expect("ROLLBACK", ("ROLLBACK_COMPLETE",), rollback=True)
         )
-        return wait(client, stack, expect, base, poll=args.poll)
+        return wait(client, stack, expect, base, Pace.of(args))
     say(f"Cancel of the update of stack {stack.stack_name} requested.")
     return 0
 
@@ -57,7 +64,7 @@ def cmd_restore(args: argparse.Namespace, client: Any) -> int:
     base = baseline(client, stack) if args.wait else None
     client.stacks.restore(stack_ident(stack), args.snapshot)
     if base is not None:
-        return wait(client, stack, Expect.of("RESTORE"), base, poll=args.poll)
+        return wait(client, stack, Expect.of("RESTORE"), base, Pace.of(args))
     say(f"Restore of stack {stack.stack_name} from snapshot {args.snapshot} requested.")
     return 0
 
@@ -69,7 +76,7 @@ def cmd_snapshot_create(args: argparse.Namespace, client: Any) -> int:
     snap = client.stacks.snapshot(ident, args.name)
     code = 0
     if base is not None:
-        code = wait(client, stack, Expect.of("SNAPSHOT"), base, poll=args.poll)
+        code = wait(client, stack, Expect.of("SNAPSHOT"), base, Pace.of(args))
         snap = client.stacks.snapshot_show(ident, snap["id"])["snapshot"]
     print_item(snap, args.format, SNAPSHOT_FIELDS)
     return code

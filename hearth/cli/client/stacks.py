@@ -27,6 +27,7 @@ from hearth.cli.client.output import add_format_argument, dump, print_item, prin
 from hearth.cli.client.progress import (
     NEW_STACK,
     Expect,
+    Pace,
     add_wait_arguments,
     baseline,
     stack_ident,
@@ -91,7 +92,7 @@ def cmd_create(args: argparse.Namespace, client: Any) -> int:
     stack = find_stack(client, f"{args.name}/{created['id']}")
     if args.wait:
         return wait(client, stack, Expect.of("CREATE", rollback=rollback), NEW_STACK,
-                    poll=args.poll)
+                    Pace.of(args))
     print_item(stack.to_dict(), args.format, SHORT_FIELDS)
     return 0
 
@@ -129,7 +130,7 @@ def cmd_update(args: argparse.Namespace, client: Any) -> int:
     if base is not None:
         rollback = args.rollback if args.rollback is not None else not stack.disable_rollback
         return wait(client, stack, Expect.of("UPDATE", rollback=rollback), base,
-                    poll=args.poll)
+                    Pace.of(args))
     _show_short(client, ident, args.format)
     return 0
 
@@ -144,7 +145,7 @@ def cmd_delete(args: argparse.Namespace, client: Any) -> int:
     code = 0
     if args.wait:
         for stack, base in zip(stacks, bases, strict=True):
-            code = max(code, wait(client, stack, Expect.of("DELETE"), base, poll=args.poll))
+            code = max(code, wait(client, stack, Expect.of("DELETE"), base, Pace.of(args)))
     return code
 
 
@@ -240,7 +241,7 @@ def cmd_adopt(args: argparse.Namespace, client: Any) -> int:
     stack = find_stack(client, f"{args.name}/{created['id']}")
     if args.wait:
         return wait(client, stack, Expect.of("ADOPT", rollback=rollback), NEW_STACK,
-                    poll=args.poll)
+                    Pace.of(args))
     print_item(stack.to_dict(), args.format, SHORT_FIELDS)
     return 0
 

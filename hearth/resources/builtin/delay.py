@@ -62,6 +62,8 @@ class Delay(Resource):
         "unit of a large scaling group to prevent 'thundering herd' issues."
     )
     support_status = SupportStatus(version="11.0.0")
+    # The delay is timed from the start in the cookie, whichever engine polls.
+    polls_from_cookie = True
     properties_schema = {
         MIN_WAIT: _seconds("Minimum time in seconds to wait during the specified actions.", 0),
         MAX_JITTER: _seconds("Maximum jitter to add to the minimum wait time.", 0),

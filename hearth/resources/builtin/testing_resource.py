@@ -46,6 +46,8 @@ class TestResource(Resource):
         "It has control knobs such as 'update_replace', 'fail', 'wait_secs'."
     )
     support_status = SupportStatus(version="5.0.0")
+    # Its waits are timed from the start in the cookie, whichever engine polls.
+    polls_from_cookie = True
     properties_schema = {
         CONSTRAINT_PROP_SECS: _number(
             "Number value for delay during resolve constraint.",

@@ -92,6 +92,8 @@ class HeatWaitCondition(Resource):
         "timeout."
     )
     support_status = SupportStatus(version="2014.2")
+    # The wait's start, the handle's name and the count are in the cookie.
+    polls_from_cookie = True
     HANDLE: ClassVar[str] = "handle"
     TIMEOUT: ClassVar[str] = "timeout"
     COUNT: ClassVar[str] = "count"

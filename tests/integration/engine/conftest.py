@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from hearth.store import queries
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
 from tests.integration.conftest import DatabaseFactory
+from tests.integration.serve_process import ServeProcess
 
 KEY = "an encryption key that is long enough for tests"
 CTX = RequestContext(project_id="tenant-a", user_id="user-a", username="alice")
@@ -43,6 +45,15 @@ def engine_url(request: pytest.FixtureRequest, database_factory: DatabaseFactory
     url = database_factory.new(request.param)
     yield url
     database_factory.discard(url)
+
+
+@pytest.fixture
+def serve_process(tmp_path: Path, engine_url: str) -> Iterator[ServeProcess]:
+    """A real ``hearth serve`` on the test's database (killed at the end if still running)."""
+    process = ServeProcess(tmp_path / "hearth", engine_url)
+    process.start()
+    yield process
+    process.close()
 
 
 @pytest.fixture

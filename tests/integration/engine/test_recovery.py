@@ -11,9 +11,12 @@ import textwrap
 import time
 from typing import Any
 
+import pytest
+
 from hearth.common.context import RequestContext
 from hearth.engine.engine import Engine
 from hearth.store import locks as lock_store
+from hearth.store import resources as resource_store
 from tests.integration.engine.conftest import CTX, events, make_engine, resources, wait_state
 from tests.integration.engine.test_lifecycle import rsrc, template
 
@@ -91,3 +94,29 @@ def test_engine_registers_and_reports(engine: Engine) -> None:
     services: list[dict[str, Any]] = engine.list_services(RequestContext.admin())
     assert [s["engine_id"] for s in services] == [engine.core.engine_id]
     assert services[0]["status"] == "up"
+
+
+
+def test_an_update_whose_engine_died_before_it_began_is_carried_out(
+    engine_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = make_engine(engine_url)
+    try:
+        identity = first.create_stack(CTX, "orphan", template({"a": rsrc("one")}))
+        assert wait_state(first, identity)[:2] == ("CREATE", "COMPLETE")
+        # The engine dies between storing the update (template, state, lock) and starting it.
+        monkeypatch.setattr(first.actions, "launch", lambda *args, **kwargs: None)
+        first.update_stack(CTX, identity, template({"a": rsrc("two")}))
+    finally:
+        first.stop(graceful=False)
+    survivor = make_engine(engine_url, heartbeat_interval=0.3)
+    try:
+        state = wait_state(survivor, identity, timeout=30)
+        assert state == ("UPDATE", "COMPLETE", "Stack UPDATE completed successfully")
+        # Updated, not skipped as done by the create's traversal.
+        assert ("a", "UPDATE", "COMPLETE", "state changed") in events(survivor, identity)
+        with survivor.core.db.session() as session:
+            value = resource_store.data_all(session, resources(survivor, identity)["a"].id)
+        assert value["value"] == "two"
+    finally:
+        survivor.stop()

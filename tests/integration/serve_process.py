@@ -1,0 +1,167 @@
+"""A real ``hearth serve`` process that tests can kill, stop and start again on one address.
+
+Crash and restart tests need the server as users run it: its own process, so that a SIGKILL
+loses what a crash loses and a SIGTERM takes the path an operator's stop takes.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+import requests
+
+REPO = Path(__file__).resolve().parents[2]
+PROJECT = "demo"
+START_TIMEOUT = 60.0
+# Quick heartbeats: a killed engine is known dead (three missed) within a second.
+HEARTBEAT = 0.3
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class ServeProcess:
+    """``hearth serve`` on a fixed port, a data dir and a database, restartable."""
+
+    def __init__(self, data_dir: Path, db_url: str, **options: Any) -> None:
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.config = data_dir / "hearth.conf"
+        settings = {"heartbeat_interval": HEARTBEAT, **options}
+        lines = ["[DEFAULT]", *(f"{k} = {v}" for k, v in settings.items()),
+                 "[database]", f"connection = {db_url}"]
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.config.write_text("\n".join(lines) + "\n")
+        self.log_path = data_dir / "serve.log"
+        self._log: IO[str] | None = None
+        self.proc: subprocess.Popen[str] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def endpoint(self) -> str:
+        return f"{self.url}/v1/{PROJECT}"
+
+    def start(self) -> None:
+        """Start the server and wait until its API answers (engine started, takeovers
+        begun: the engine starts before the API listens)."""
+        assert self.proc is None or self.proc.poll() is not None, "already running"
+        self._log = self.log_path.open("a")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hearth.cli.main", "serve",
+             "--bind", f"127.0.0.1:{self.port}", "--cfn-bind", "127.0.0.1:0",
+             "--data-dir", str(self.data_dir), "--config-file", str(self.config)],
+            stdout=self._log, stderr=subprocess.STDOUT, text=True, cwd=REPO,
+        )
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"hearth serve exited {self.proc.returncode}:\n{self.log()}")
+            try:
+                requests.get(f"{self.endpoint}/stacks", timeout=2)
+                return
+            except requests.ConnectionError:
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"hearth serve did not answer:\n{self.log()}") from None
+                time.sleep(0.05)
+
+    def kill(self) -> None:
+        """SIGKILL: nothing is written on the way out."""
+        self._end(signal.SIGKILL)
+
+    def terminate(self) -> int:
+        """SIGTERM, as an operator stops the server; returns its exit code."""
+        return self._end(signal.SIGTERM)
+
+    def _end(self, signum: int) -> int:
+        assert self.proc is not None
+        self.proc.send_signal(signum)
+        code = self.proc.wait(timeout=60)
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        return code
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.kill()
+
+    def log(self) -> str:
+        return self.log_path.read_text() if self.log_path.exists() else ""
+
+
+class StackApi:
+    """The few Orchestration API calls crash tests make, on a server's fixed address."""
+
+    def __init__(self, endpoint: str, timeout: float = 120.0) -> None:
+        self.endpoint = endpoint
+        self.timeout = timeout
+
+    def create(self, name: str, template: dict[str, Any], params: dict[str, Any]) -> str:
+        body = {"stack_name": name, "template": template, "parameters": params}
+        resp = requests.post(f"{self.endpoint}/stacks", json=body, timeout=30)
+        assert resp.status_code == 201, resp.text
+        return str(resp.json()["stack"]["id"])
+
+    def update(self, name: str, stack_id: str, template: dict[str, Any],
+               params: dict[str, Any]) -> None:
+        body = {"template": template, "parameters": params}
+        resp = requests.put(f"{self.endpoint}/stacks/{name}/{stack_id}", json=body, timeout=30)
+        assert resp.status_code == 202, resp.text
+
+    def delete(self, name: str, stack_id: str) -> None:
+        resp = requests.delete(f"{self.endpoint}/stacks/{name}/{stack_id}", timeout=30)
+        assert resp.status_code == 204, resp.text
+
+    def all_stacks(self) -> list[dict[str, Any]]:
+        """Every live stack, nested ones included."""
+        resp = requests.get(f"{self.endpoint}/stacks", params={"show_nested": "true"},
+                            timeout=30)
+        resp.raise_for_status()
+        return list(resp.json()["stacks"])
+
+    def status(self, stack_id: str) -> tuple[str, str]:
+        """(stack_status, reason); DELETE_COMPLETE once the stack is gone."""
+        listed = next((s for s in self.all_stacks() if s["id"] == stack_id), None)
+        if listed is None:
+            return ("DELETE_COMPLETE", "")
+        return listed["stack_status"], listed["stack_status_reason"]
+
+    def wait(self, stack_id: str) -> tuple[str, str]:
+        """The stack's state once it is no longer IN_PROGRESS."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            state = self.status(stack_id)
+            if not state[0].endswith("IN_PROGRESS"):
+                return state
+            assert time.monotonic() < deadline, f"still {state} after {self.timeout}s"
+            time.sleep(0.1)
+
+    def show(self, name: str, stack_id: str) -> dict[str, Any]:
+        resp = requests.get(f"{self.endpoint}/stacks/{name}/{stack_id}", timeout=30)
+        resp.raise_for_status()
+        return dict(resp.json()["stack"])
+
+    def resources(self, name: str, stack_id: str, nested_depth: int = 0) -> list[dict[str, Any]]:
+        resp = requests.get(f"{self.endpoint}/stacks/{name}/{stack_id}/resources",
+                            params={"nested_depth": nested_depth}, timeout=30)
+        resp.raise_for_status()
+        return list(resp.json()["resources"])
+
+    def events(self, name: str, stack_id: str, nested_depth: int = 0) -> list[dict[str, Any]]:
+        resp = requests.get(f"{self.endpoint}/stacks/{name}/{stack_id}/events",
+                            params={"nested_depth": nested_depth, "sort_dir": "asc"},
+                            timeout=30)
+        resp.raise_for_status()
+        return list(resp.json()["events"])
