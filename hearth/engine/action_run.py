@@ -129,7 +129,8 @@ class ActionRun:
         identity = StackIdentity(self.tenant, self.stack_name, self.stack_id)
         self.bound = BoundStack(
             source, identity, plugins=core.plugins, global_env=core.global_env,
-            depth=self.depth, max_depth=core.limits.max_nested_stack_depth, facade=facade,
+            limits=core.template_limits, depth=self.depth,
+            max_depth=core.limits.max_nested_stack_depth, facade=facade,
         )
         self._classes: dict[tuple[str, str], type[Resource]] = {}
         self._types: dict[str, str] = {}

@@ -25,6 +25,7 @@ from hearth.engine.template_sandbox import Budgets, TemplateSandbox, shared_sand
 from hearth.resources.registry import PluginRegistry
 from hearth.store.crypto import Encryptor
 from hearth.store.db import Database
+from hearth.template.context import Limits
 from hearth.template.environment import Environment
 
 if TYPE_CHECKING:
@@ -162,6 +163,10 @@ class EngineCore:
         self.software: SoftwareService | None = None
         self._clouds: StackClouds | None = None
         self._service_slots: dict[str, asyncio.Semaphore] = {}
+        # What the template language may make here (sizes of templates and of values).
+        self.template_limits = Limits(
+            max_template_size=self.limits.max_template_size,
+            max_value_chars=settings.template_budgets.max_value_chars)
         self.template_sandbox: TemplateSandbox | None = (
             shared_sandbox(settings.template_workers, settings.template_budgets)
             if settings.template_workers > 0 else None)

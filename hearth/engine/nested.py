@@ -100,6 +100,7 @@ class NestedStackService:
             StackIdentity(parent.tenant, name, stack_id),
             plugins=self.core.plugins,
             global_env=self.core.global_env,
+            limits=self.core.template_limits,
             depth=parent.depth + 1,
             max_depth=limits.max_nested_stack_depth,
             facade=facade,

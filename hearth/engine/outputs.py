@@ -7,6 +7,7 @@ from typing import Any
 from hearth.common.errors import HearthError
 from hearth.engine.stack_builder import BoundStack
 from hearth.template.functions import base
+from hearth.template.functions.budget import check_value_size
 
 
 def resolve_outputs(bound: BoundStack) -> list[dict[str, Any]]:
@@ -24,9 +25,9 @@ def resolve_outputs(bound: BoundStack) -> list[dict[str, Any]]:
             else "No description given",
         }
         try:
-            entry["output_value"] = (
-                base.resolve(output.value, bound.definition) if output.enabled else None
-            )
+            value = base.resolve(output.value, bound.definition) if output.enabled else None
+            check_value_size(value, bound.definition.limits.max_value_chars, f"outputs.{name}")
+            entry["output_value"] = value
         except Exception as exc:
             entry["output_value"] = None
             entry["output_error"] = str(exc)

@@ -83,6 +83,7 @@ def _load_stack(core: EngineCore, session: Any, stack_id: str) -> _Stack | None:
         StackIdentity(row.tenant or "", row.name, row.id),
         plugins=core.plugins,
         global_env=core.global_env,
+        limits=core.template_limits,
         depth=row.nested_depth,
         max_depth=core.limits.max_nested_stack_depth,
     )

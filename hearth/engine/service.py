@@ -43,7 +43,7 @@ from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
 from hearth.store.models import Stack as StackRow
-from hearth.template.context import Limits, StaticFacade
+from hearth.template.context import StaticFacade
 from hearth.template.env_merge import merge_environments, patch_environment
 from hearth.template.parameters import StackIdentity, check_immutable_parameters
 from hearth.template.template import Template
@@ -64,7 +64,7 @@ class StackService:
     def __init__(self, core: EngineCore, actions: ActionManager) -> None:
         self.core = core
         self.actions = actions
-        self.template_limits = Limits(max_template_size=core.limits.max_template_size)
+        self.template_limits = core.template_limits
 
     # --- lookup --------------------------------------------------------------------------
 
@@ -100,6 +100,7 @@ class StackService:
             plugins=self.core.plugins,
             global_env=self.core.global_env,
             nodes=nodes,
+            limits=self.core.template_limits,
             depth=depth,
             max_depth=self.core.limits.max_nested_stack_depth,
             facade=facade,

@@ -39,6 +39,7 @@ from hearth.template.definitions import ResourceDefinition
 from hearth.template.env_merge import merge_environments, request_environment
 from hearth.template.environment import Environment
 from hearth.template.functions import base
+from hearth.template.functions.budget import check_value_size
 from hearth.template.loader import check_decoded_depth, load_template_text
 from hearth.template.parameter_groups import ParameterGroups
 from hearth.template.parameters import Parameters, StackIdentity
@@ -337,6 +338,10 @@ class BoundStack:
             raise StackValidationFailed(
                 "Properties must be a map", ["resources", name, "properties"]
             )
+        # Values known only now (other resources' attributes) may make it larger than the
+        # request's preflight saw.
+        check_value_size(value, self.definition.limits.max_value_chars,
+                         f"resources.{name}.properties")
         return dict(value)
 
     def resolve_metadata(self, name: str) -> Any:
@@ -489,8 +494,8 @@ class BoundStack:
         """The same stack and resources with another definition (an update's new one)."""
         return BoundStack(
             source, self.identity, plugins=self.plugins, global_env=self.global_env,
-            nodes=dict(self.nodes), depth=self.depth, max_depth=self.max_depth,
-            facade=self.facade,
+            nodes=dict(self.nodes), limits=self.definition.limits, depth=self.depth,
+            max_depth=self.max_depth, facade=self.facade,
         )
 
     def child_bound(self, child: ChildDefinition, resource_name: str) -> BoundStack:
@@ -503,7 +508,7 @@ class BoundStack:
         )
         bound = BoundStack(
             source, identity, plugins=self.plugins, global_env=self.global_env,
-            depth=self.depth + 1, max_depth=self.max_depth,
+            limits=self.definition.limits, depth=self.depth + 1, max_depth=self.max_depth,
             facade=self.facade_of(resource_name),
         )
         bound.cloud_validation = self.cloud_validation

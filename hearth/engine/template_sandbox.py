@@ -141,9 +141,9 @@ class TemplateSandbox:
             template=request.template, files=dict(request.files or {}),
             environment=request.environment, environment_files=request.environment_files,
             parameters=request.params,
-            limits=Limits(max_template_size=budgets.max_template_size),
-            max_resources_per_stack=budgets.max_resources_per_stack,
-            max_value_chars=budgets.max_value_chars, resolve_outputs=outputs))
+            limits=Limits(max_template_size=budgets.max_template_size,
+                          max_value_chars=budgets.max_value_chars),
+            max_resources_per_stack=budgets.max_resources_per_stack, resolve_outputs=outputs))
 
     def check(self, request: PreflightRequest) -> None:
         """Raise TemplateBudgetExceeded when the request's template work is over a budget."""

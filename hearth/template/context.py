@@ -100,6 +100,8 @@ class Limits:
     yaql_memory_quota: int = 10000
     # Hearth's own bound on one yaql evaluation (Heat has none; a runaway expression must end).
     yaql_timeout_seconds: float = 5.0
+    # The most characters one resolved value (a resource's properties, an output) may take.
+    max_value_chars: int = 16 * 1024 * 1024
 
 
 class UnresolvedResources:

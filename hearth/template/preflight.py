@@ -17,8 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hearth.common.errors import TemplateBudgetExceeded
 from hearth.template.context import Limits
 from hearth.template.functions import base
+from hearth.template.functions.budget import check_value_size
 from hearth.template.validate import load_for_validation
 
 
@@ -33,42 +35,14 @@ class PreflightRequest:
     parameters: Mapping[str, Any] | None = None
     limits: Limits = field(default_factory=Limits)
     max_resources_per_stack: int = -1
-    # The most characters one resolved value (a resource's properties, an output) may hold.
-    max_value_chars: int = 16 * 1024 * 1024
     # Validate and preview never resolve outputs; create and update do.
     resolve_outputs: bool = True
-
-
-class ValueTooLarge(Exception):
-    def __init__(self, place: str, limit: int) -> None:
-        super().__init__(f"{place} resolves to a value of more than {limit} characters")
 
 
 class Progress:
     """Where in the template the preflight is: named by an over-budget answer."""
 
     place = "the template"
-
-
-def _check_size(value: Any, limit: int, place: str) -> None:
-    """Counts the characters a value would take, stopping as soon as it is over ``limit``."""
-    total = 0
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            total += len(item)
-        elif isinstance(item, Mapping):
-            pending.extend(item.keys())
-            pending.extend(item.values())
-            total += 2
-        elif isinstance(item, list | tuple | set | frozenset):
-            pending.extend(item)
-            total += 2
-        else:
-            total += 8
-        if total > limit:
-            raise ValueTooLarge(place, limit)
 
 
 def _check_resolved(snippet: Any, stack: Any, limit: int) -> None:
@@ -79,7 +53,7 @@ def _check_resolved(snippet: Any, stack: Any, limit: int) -> None:
         raise
     except Exception:
         return
-    _check_size(value, limit, Progress.place)
+    check_value_size(value, limit, Progress.place)
 
 
 def _resolve_all(request: PreflightRequest) -> None:
@@ -91,12 +65,12 @@ def _resolve_all(request: PreflightRequest) -> None:
     stack = loaded.stack
     for name, defn in stack.resource_definitions.items():
         Progress.place = f"resources.{name}.properties"
-        _check_resolved(defn.properties, stack, request.max_value_chars)
+        _check_resolved(defn.properties, stack, request.limits.max_value_chars)
     if not request.resolve_outputs:
         return
     for name, output in stack.outputs.items():
         Progress.place = f"outputs.{name}"
-        _check_resolved(output.value, stack, request.max_value_chars)
+        _check_resolved(output.value, stack, request.limits.max_value_chars)
 
 
 def run_preflight(request: PreflightRequest) -> str | None:
@@ -108,7 +82,7 @@ def run_preflight(request: PreflightRequest) -> str | None:
     Progress.place = "the template"
     try:
         _resolve_all(request)
-    except ValueTooLarge as exc:
+    except TemplateBudgetExceeded as exc:
         return str(exc)
     except MemoryError:
         raise

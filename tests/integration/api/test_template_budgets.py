@@ -145,3 +145,35 @@ def test_without_workers_the_template_work_runs_unchecked(tmp_path: Path) -> Non
     with serving(conf) as running:
         resp = post(running, "/validate", {"template": BIG_VALUE})
         assert resp.status_code == 200, resp.text
+
+
+def test_a_value_known_only_while_running_fails_its_resource(server: RunningServer) -> None:
+    # The preflight cannot know "a"'s value; "b", twice it, is over the limit once it is known.
+    template = {
+        "heat_template_version": "2021-04-16",
+        "parameters": {"text": {"type": "string"}},
+        "resources": {
+            "a": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "text"}}},
+            "b": {"type": "OS::Heat::Value", "properties": {"value": {"list_join": [
+                "", [{"get_attr": ["a", "value"]}, {"get_attr": ["a", "value"]}]]}}},
+        },
+        "outputs": {"twice": {"value": {"list_join": [
+            "", [{"get_attr": ["a", "value"]}, {"get_attr": ["a", "value"]}]]}}},
+    }
+    text = "t" * (MAX_VALUE_CHARS * 6 // 10)
+    resp = post(server, "/stacks", {"stack_name": "grows", "template": template,
+                                    "parameters": {"text": text}})
+    assert resp.status_code == 201, resp.text
+    url = f"{base(server.url)}/stacks/grows/{resp.json()['stack']['id']}"
+    deadline = time.monotonic() + 60
+    while (stack := requests.get(url, timeout=10).json()["stack"])["stack_status"].endswith(
+            "IN_PROGRESS"):
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    assert stack["stack_status"] == "CREATE_FAILED"
+    b = requests.get(f"{url}/resources/b", timeout=10).json()["resource"]
+    assert b["resource_status"] == "CREATE_FAILED"
+    assert (f"resources.b.properties resolves to a value of more than {MAX_VALUE_CHARS} "
+            "characters") in b["resource_status_reason"]
+    a = requests.get(f"{url}/resources/a", timeout=10).json()["resource"]
+    assert a["resource_status"] == "CREATE_COMPLETE"
