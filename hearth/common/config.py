@@ -156,6 +156,14 @@ DEFAULT_OPTS: list[cfg.Opt] = [
         help="An engine that missed this many heartbeats is dead: its stack locks are "
         "taken over and its unfinished actions continued.",
     ),
+    cfg.IntOpt(
+        "step_takeover_limit",
+        default=2,
+        min=0,
+        help="Times a resource step is carried on after the engine running it died; the "
+        "next time, it fails instead of being run again (a step that kills its engine must "
+        "not kill every engine that takes it over).",
+    ),
 ]
 
 DATABASE_OPTS: list[cfg.Opt] = [
@@ -333,6 +341,7 @@ class EngineLimits:
     enable_stack_adopt: bool = False
     hidden_stack_tags: tuple[str, ...] = ()
     software_config_hooks: tuple[str, ...] = DEFAULT_SOFTWARE_CONFIG_HOOKS
+    step_takeover_limit: int = 2
 
     @classmethod
     def from_config(cls, conf: cfg.ConfigOpts) -> EngineLimits:
@@ -353,4 +362,5 @@ class EngineLimits:
             enable_stack_adopt=conf.enable_stack_adopt,
             hidden_stack_tags=tuple(conf.hidden_stack_tags),
             software_config_hooks=tuple(conf.software_config_hooks),
+            step_takeover_limit=conf.step_takeover_limit,
         )

@@ -41,6 +41,7 @@ class ResourceRecord:
     created_at: datetime | None
     updated_at: datetime | None
     requires: list[int]
+    takeovers: int = 0
 
     @classmethod
     def from_row(cls, row: ResourceRow) -> ResourceRecord:
@@ -66,6 +67,7 @@ class ResourceRecord:
             created_at=row.created_at,
             updated_at=row.updated_at,
             requires=list(row.requires or []),
+            takeovers=row.takeovers or 0,
         )
 
     @property

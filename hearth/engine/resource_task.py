@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hearth.clients.errors import ResourceInError
-from hearth.common.errors import NotSupported
+from hearth.common.errors import HearthError, NotSupported
 from hearth.engine import states
 from hearth.engine.attribute_cache import cached_attributes, jsonable
 from hearth.engine.plugin_context import CancelFlag, EngineResourceContext
@@ -35,6 +35,10 @@ if TYPE_CHECKING:
 
 # What a resource action is called in hook names.
 _HOOK_ACTIONS = {states.CREATE: "create", states.UPDATE: "update", states.DELETE: "delete"}
+
+
+class StepAbandoned(HearthError):
+    """A step not carried on again: its engine died too often while it was in flight."""
 
 
 class ResourceActionFailed(Exception):
@@ -194,6 +198,7 @@ class ResourceTask:
     def start(self) -> Step:
         """Hooks, then IN_PROGRESS and the plugin's handler (or, for an action a dead
         engine's handler began, polling on from its stored cookie)."""
+        self._count_takeover()
         resumed = self._poll_on()
         if resumed is not None:
             return resumed
@@ -211,6 +216,27 @@ class ResourceTask:
         if hook is not None:
             return self._set_hook(hook)
         return self._begin()
+
+    def _count_takeover(self) -> None:
+        """A step whose engine died before its handler had returned is carried on at most
+        ``step_takeover_limit`` times: the one after, it fails, so that a step that kills
+        its engine (a poisoned template, a plugin that crashes the process) does not kill
+        each engine in turn. A step that was waiting (its handler's cookie stored) was not
+        what killed the engine, and is not counted."""
+        record = self.record
+        if (self.run.resuming and record.status == states.IN_PROGRESS
+                and record.step_cookie is None):
+            taken = record.takeovers + 1
+            limit = self.core.limits.step_takeover_limit
+            if taken > limit:
+                raise StepAbandoned(
+                    f"The engine running this {record.action} stopped {taken} times while it "
+                    f"was in progress; it is not run again (step_takeover_limit is {limit})")
+            record.takeovers = taken
+            self._change(takeovers=taken)
+        elif record.takeovers:
+            record.takeovers = 0
+            self._change(takeovers=0)
 
     def _poll_on(self) -> Step | None:
         """Carry on an action whose handler ran under a dead engine and stored its cookie,

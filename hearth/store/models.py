@@ -195,6 +195,9 @@ class Resource(ExplicitUpdateTime):
     )
     traversal_id: Mapped[str | None] = mapped_column(String(36))
     step_cookie: Mapped[Any] = mapped_column(SealedJson, nullable=True)
+    # Times the step in flight was carried on after its engine died (see step_takeover_limit).
+    takeovers: Mapped[int] = mapped_column(Integer, nullable=False, default=0,
+                                           server_default="0")
     resource_type: Mapped[str | None] = mapped_column(String(255))
     definition: Mapped[dict[str, Any] | None] = mapped_column(SealedJson)
 

@@ -116,7 +116,8 @@ def test_an_update_whose_engine_died_before_it_began_is_carried_out(
         # Updated, not skipped as done by the create's traversal.
         assert ("a", "UPDATE", "COMPLETE", "state changed") in events(survivor, identity)
         with survivor.core.db.session() as session:
-            value = resource_store.data_all(session, resources(survivor, identity)["a"].id)
+            value = resource_store.data_all(
+                session, resources(survivor, identity)["a"].id, survivor.core.encryptor)
         assert value["value"] == "two"
     finally:
         survivor.stop()
