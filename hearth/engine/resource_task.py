@@ -25,7 +25,7 @@ from hearth.resources.exceptions import PollDelay, UpdateReplace
 from hearth.resources.exceptions import failure_reason as sdk_failure_reason
 from hearth.store import batch
 from hearth.store import resources as resource_store
-from hearth.store.types import utcnow
+from hearth.store.types import json_default, utcnow
 
 if TYPE_CHECKING:
     from hearth.engine.action_run import ActionRun
@@ -590,6 +590,8 @@ def _jsonable(value: Any) -> Any:
         return value
     if isinstance(value, Mapping):
         return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set):
+    if isinstance(value, set | frozenset):
+        value = json_default(value)  # in the stored order
+    if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
     return str(value)
