@@ -17,6 +17,7 @@ from hearth.common.errors import (
     RequestLimitExceeded,
     ResourceTypeNotFound,
     StackValidationFailed,
+    TemplateRejected,
     UserParameterMissing,
 )
 from hearth.template.context import Limits
@@ -125,10 +126,8 @@ def validate_template(
 
     try:
         tmpl.validate_structure()
-    except StackValidationFailed:
-        raise
     except HearthError as exc:
-        raise StackValidationFailed(str(exc)) from None
+        raise TemplateRejected(str(exc)) from None
     resources_section = tmpl.resources_section
     if 0 <= max_resources_per_stack < len(resources_section):
         raise RequestLimitExceeded("Maximum resources per stack exceeded.")
@@ -141,7 +140,10 @@ def validate_template(
         if plugin_attributes is not None
         else None,
     )
-    _validate_stack(stack, params, env, ignorable, type_checker)
+    try:
+        _validate_stack(stack, params, env, ignorable, type_checker)
+    except StackValidationFailed as exc:
+        raise TemplateRejected(str(exc)) from None
 
     result: dict[str, Any] = {
         "Description": tmpl.description,
