@@ -18,6 +18,8 @@ from typing import Any
 SEED = 18
 # Cases per template version; HOT aliases share the dated versions' functions.
 CASES_PER_VERSION = 110
+# And per version, stacks built to validate, for what a create leaves (build_lifecycle).
+LIFECYCLE_CASES_PER_VERSION = 12
 
 HOT_DATES = [
     "2013-05-23", "2014-10-16", "2015-04-30", "2015-10-15", "2016-04-08", "2016-10-14",
@@ -757,6 +759,40 @@ def build_hot(case: Case) -> None:
         HOT_BUILDERS[feature](case)
 
 
+def build_lifecycle(case: Case) -> None:
+    """A stack that validates, to compare what a create leaves: a chain of resources (some
+    TestResources told to fail), reading each other's attributes, and outputs over them."""
+    rng = case.rng
+    previous: tuple[str, str] | None = None  # a resource and the attribute it offers
+    # One failure at most: which of two failing resources fails first is a race.
+    failing = False
+    for _ in range(rng.randint(1, 4)):
+        kind = rng.random()
+        keys: dict[str, Any] = {}
+        if previous is not None and rng.random() < 0.5:
+            keys["depends_on"] = previous[0]
+        read = case.get_attr(*previous) if previous and rng.random() < 0.5 else None
+        if kind < 0.35:
+            props: dict[str, Any] = {"value": read or rng.choice(["v", "", "w x"])}
+            if rng.random() < 0.3 and not failing:
+                props["fail"] = failing = True
+            res = case.add_resource("OS::Heat::TestResource", props, **keys)
+            case.add_output(case.get_attr(res, "output"))
+            previous = (res, "output")
+        elif kind < 0.7:
+            value = {"prev": read} if read else rng.choice(["x", ["a", "b"], {"k": 1}, 3])
+            res = case.add_resource("OS::Heat::Value", {"value": value}, **keys)
+            case.add_output(case.get_attr(res, "value"))
+            previous = (res, "value")
+        elif kind < 0.85:
+            res = case.add_resource("OS::Heat::RandomString",
+                                    {"length": rng.choice([4, 16])}, **keys)
+            case.add_output(case.get_attr(res, "value"), random_value=True)
+        else:
+            res = case.add_resource("OS::Heat::None", None, **keys)
+            case.add_output({"get_resource": res} if not case.cfn else {"Ref": res})
+
+
 def all_versions() -> list[tuple[str, str]]:
     hot = [("heat_template_version", v) for v in [*HOT_DATES, *HOT_ALIASES]]
     return hot + CFN_VERSIONS
@@ -783,11 +819,20 @@ def generate(seed: int = SEED, per_version: int = CASES_PER_VERSION) -> list[dic
             rng = random.Random(f"{seed}/{key}/{version}/{index}")
             case = Case(rng, key, version)
             (build_cfn if case.cfn else build_hot)(case)
-            cases.append({
-                "id": f"{case_prefix(key, version)}-{index:03d}",
-                "template": case.template(),
-                "files": case.files,
-                "environment": {"parameters": case.env_params} if case.env_params else {},
-                "random_outputs": case.random_outputs,
-            })
+            cases.append(as_case(f"{case_prefix(key, version)}-{index:03d}", case))
+        for index in range(LIFECYCLE_CASES_PER_VERSION):
+            rng = random.Random(f"{seed}/lifecycle/{key}/{version}/{index}")
+            case = Case(rng, key, version)
+            build_lifecycle(case)
+            cases.append(as_case(f"{case_prefix(key, version)}-L{index:02d}", case))
     return cases
+
+
+def as_case(case_id: str, case: Case) -> dict[str, Any]:
+    return {
+        "id": case_id,
+        "template": case.template(),
+        "files": case.files,
+        "environment": {"parameters": case.env_params} if case.env_params else {},
+        "random_outputs": case.random_outputs,
+    }
