@@ -74,6 +74,15 @@ class StackValidationFailed(HearthError):
         return cls(str(exc), path, error or "")
 
 
+class TemplateRejected(StackValidationFailed):
+    """A template POST /validate refuses: Heat's engine hands the fault back as text, which
+    its API answers as a plain 400 of type HTTPBadRequest."""
+
+    @property
+    def heat_type(self) -> str:
+        return "HTTPBadRequest"
+
+
 class InvalidTemplateVersion(HearthError):
     def __init__(self, explanation: str) -> None:
         super().__init__(f"The template version is invalid: {explanation}")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from hearth.common.errors import TemplateOutputError
 from hearth.engine.resource_view import ALL_ATTRIBUTES, path_key
+from hearth.store.types import json_default
 
 if TYPE_CHECKING:
     from hearth.resources.base import Resource
@@ -58,6 +59,8 @@ def jsonable(value: Any) -> Any:
         return value
     if isinstance(value, Mapping):
         return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set):
+    if isinstance(value, set | frozenset):
+        value = json_default(value)  # in the stored order
+    if isinstance(value, list | tuple):
         return [jsonable(v) for v in value]
     return str(value)

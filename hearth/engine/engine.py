@@ -249,6 +249,7 @@ class Engine:
             global_env=self.core.global_env,
             type_checker=self._type_checker(ctx),
             max_resources_per_stack=self.core.limits.max_resources_per_stack,
+            plugin_attributes=self.core.plugins.attribute_names,
         )
 
 

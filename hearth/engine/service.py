@@ -27,6 +27,7 @@ from hearth.common.errors import (
     ResourceTypeUnavailable,
     StackExists,
     StackValidationFailed,
+    UserParameterMissing,
 )
 from hearth.common.identifier import Identity
 from hearth.engine import locking, states
@@ -51,9 +52,10 @@ from hearth.template.validate import parameter_types
 
 
 def _wrap_validation(exc: HearthError) -> HearthError:
-    """Heat reports every fault found while validating a new stack as StackValidationFailed."""
+    """Heat reports the faults found while validating a new stack as StackValidationFailed,
+    except those its stack validation raises as their own types (a parameter with no value)."""
     if isinstance(exc, StackValidationFailed | RequestLimitExceeded | StackExists | Forbidden
-                  | ResourceTypeUnavailable):
+                  | ResourceTypeUnavailable | UserParameterMissing):
         return exc
     return StackValidationFailed(str(exc))
 

@@ -166,7 +166,7 @@ class BoundStack:
             self.template,
             CheckedValues(self.params),
             resources=self.view,
-            attribute_names=self._attribute_names,
+            attribute_names=self.env.plugin_attribute_names(self.plugins.attribute_names),
             limits=limits,
             facade=facade,
         )
@@ -310,15 +310,6 @@ class BoundStack:
         elif facade is not None and facade.kind == "template":
             check_facade(self._template_class(type_name, facade), cls)
         return cls
-
-    def _attribute_names(self, resource: str, rtype: str) -> frozenset[str] | None:
-        try:
-            entry = self.env.resolve_type(rtype, resource)
-        except HearthError:
-            return None
-        if entry.kind != "plugin":
-            return None
-        return self.plugins.attribute_names(str(entry.name))
 
     # --- resolution ----------------------------------------------------------------------
 
@@ -559,17 +550,24 @@ class BoundStack:
             if key in unresolved:
                 out[str(key)] = None
                 continue
+            tmpl = self.template
+            where = [tmpl.section_name("resources"), name,
+                     "properties" if tmpl.is_hot else "Properties", str(key)]
             try:
-                out[str(key)] = base.resolve(value, self.definition)
+                resolved = base.resolve_nullable(value, self.definition)
             except StackValidationFailed:
                 raise
             except (HearthError, TypeError, ValueError) as exc:
                 # A function given arguments of the wrong kind says so, as Heat's does, with
                 # the template's own section names (Resources/Properties in CFN).
-                tmpl = self.template
-                raise StackValidationFailed(
-                    str(exc), [tmpl.section_name("resources"), name,
-                               "properties" if tmpl.is_hot else "Properties", str(key)],
-                    "Property error",
-                ) from None
+                raise StackValidationFailed(str(exc), where, "Property error") from None
+            if resolved is not base.ELIDED:
+                out[str(key)] = resolved
+                continue
+            # An `if` without a false branch leaves the property unset; Heat names it when
+            # the type requires it.
+            schema = self.resource_class(name).properties_schema.get(str(key))
+            if schema is not None and schema.required:
+                raise StackValidationFailed(f"Property {key} not assigned", where,
+                                            "Property error")
         return out

@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from hearth.common.errors import DecryptionFailed, EncryptionKeyMissing
+from hearth.store.types import json_default
 
 MIN_KEY_LENGTH = 32
 DECRYPT_METHOD = "fernet-hkdf-v1"
@@ -49,7 +50,7 @@ class Encryptor:
         return cls(Fernet(base64.urlsafe_b64encode(derived)))
 
     def encrypt(self, value: Any) -> str:
-        plain = json.dumps(value, separators=(",", ":")).encode("utf-8")
+        plain = json.dumps(value, separators=(",", ":"), default=json_default).encode("utf-8")
         return self._fernet.encrypt(plain).decode("ascii")
 
     def decrypt(self, token: str) -> Any:

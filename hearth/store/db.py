@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
 from hearth.store.sealing import EncryptorSource, use_encryptor
+from hearth.store.types import json_dumps
 
 # Execution option asking SQLite for a deferred (read) transaction instead of BEGIN IMMEDIATE.
 _READONLY = "hearth_readonly"
@@ -65,9 +66,12 @@ class Database:
     @staticmethod
     def _create_engine(url: URL) -> Engine:
         if url.get_backend_name() != "sqlite":
-            return create_engine(url, pool_pre_ping=True, pool_recycle=3600)
+            return create_engine(
+                url, pool_pre_ping=True, pool_recycle=3600, json_serializer=json_dumps
+            )
         kwargs: dict[str, Any] = {
             "connect_args": {"check_same_thread": False, "timeout": 30},
+            "json_serializer": json_dumps,
         }
         if _is_memory(url):
             # One shared connection, else every pooled connection sees its own empty database.

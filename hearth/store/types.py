@@ -13,6 +13,22 @@ from sqlalchemy.types import TypeDecorator, TypeEngine
 _MYSQL = ("mysql", "mariadb")
 
 
+def json_default(value: Any) -> Any:
+    """``json.dumps``'s ``default``: a set (a yaql result may be one) is stored as a list,
+    as Heat's JSON encoder stores it."""
+    if isinstance(value, set | frozenset):
+        try:
+            return sorted(value)  # the same text every time for the same set
+        except TypeError:
+            return list(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def json_dumps(value: Any) -> str:
+    """The JSON text of a stored document (the engines' serializer too)."""
+    return json.dumps(value, default=json_default)
+
+
 def utcnow() -> datetime:
     """Naive UTC, as every timestamp column stores it."""
     return datetime.now(UTC).replace(tzinfo=None)
@@ -35,7 +51,7 @@ class Json(TypeDecorator[Any]):
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
         if dialect.name in _MYSQL and value is not None:
-            return json.dumps(value)
+            return json_dumps(value)
         return value
 
     def process_result_value(self, value: Any, dialect: Dialect) -> Any:

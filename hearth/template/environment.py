@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from hearth.common.errors import (
+    HearthError,
     InvalidEnvironment,
     ResourceTypeNotFound,
     StackValidationFailed,
@@ -297,6 +298,23 @@ class Environment:
         if found is None:
             raise ResourceTypeNotFound(f"The Resource Type ({resource_type}) could not be found.")
         return found
+
+    def plugin_attribute_names(
+        self, plugin_attributes: Callable[[str], frozenset[str] | None]
+    ) -> Callable[[str, str], frozenset[str] | None]:
+        """(resource name, type) -> the attributes its plugin declares (``plugin_attributes``
+        of the concrete type); None for a provider template or a type that does not resolve."""
+
+        def lookup(resource: str, resource_type: str) -> frozenset[str] | None:
+            try:
+                entry = self.resolve_type(resource_type, resource)
+            except HearthError:
+                return None
+            if entry.kind != "plugin":
+                return None
+            return plugin_attributes(str(entry.name))
+
+        return lookup
 
     def matches_hook(self, resource_name: str, hook: str) -> bool:
         return self.registry.matches_hook(resource_name, hook)

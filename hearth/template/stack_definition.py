@@ -206,29 +206,27 @@ class StackDefinition:
     @cached_property
     def enabled_resource_names(self) -> frozenset[str]:
         """Resources whose condition (if any) is true."""
+        resources = self.template.resources_section
+        return frozenset(name for name, body in resources.items() if self._enabled(name, body))
+
+    def _enabled(self, name: str, body: Any) -> bool:
+        """Whether one resource's condition (if any) is true."""
         tmpl = self.template
-        section = tmpl.section_name("resources")
         cond_key = tmpl.resource_key("condition")
-        enabled = set()
-        for name, body in tmpl.resources_section.items():
-            if not (tmpl.version.supports_conditions and isinstance(body, Mapping)):
-                enabled.add(name)
-                continue
-            if cond_key not in body:
-                enabled.add(name)
-                continue
-            path = [section, name, cond_key]
-            functions = tmpl.version.condition_functions
-            cond = base.parse(body[cond_key], ".".join(path), self, functions)
-            if not isinstance(cond, str | bool | Function):
-                typename = "string_or_boolean" if tmpl.is_hot else "string or boolean"
-                raise StackValidationFailed(f"Resource {name} {cond_key} type must be {typename}")
-            try:
-                if self.conditions.is_enabled(base.resolve(cond, self)):
-                    enabled.add(name)
-            except ValueError as exc:
-                raise StackValidationFailed(str(exc), path) from None
-        return frozenset(enabled)
+        if not (tmpl.version.supports_conditions and isinstance(body, Mapping)):
+            return True
+        if cond_key not in body:
+            return True
+        path = [tmpl.section_name("resources"), name, cond_key]
+        functions = tmpl.version.condition_functions
+        cond = base.parse(body[cond_key], ".".join(path), self, functions)
+        if not isinstance(cond, str | bool | Function):
+            typename = "string_or_boolean" if tmpl.is_hot else "string or boolean"
+            raise StackValidationFailed(f"Resource {name} {cond_key} type must be {typename}")
+        try:
+            return self.conditions.is_enabled(base.resolve(cond, self))
+        except ValueError as exc:
+            raise StackValidationFailed(str(exc), path) from None
 
     @cached_property
     def _resource_keys(self) -> dict[str, str]:
@@ -243,7 +241,8 @@ class StackDefinition:
             raise StackValidationFailed(
                 f"Resources must contain Resource. Found a [{type(body)}] instead"
             )
-        invalid = [k for k in body if k not in tmpl.version.resource_keys]
+        # Heat checks the keys of HOT resources only; CFN ignores keys it does not know.
+        invalid = [k for k in body if k not in tmpl.version.resource_keys] if tmpl.is_hot else []
         if invalid:
             raise StackValidationFailed(
                 "Invalid keyword(s) inside a resource definition: " + ", ".join(invalid)
@@ -271,9 +270,6 @@ class StackDefinition:
         if key("type") not in body:
             raise StackValidationFailed(f'Resource {name} is missing "{key("type")}"')
 
-        if name not in self.enabled_resource_names:
-            return None
-
         rtype = field("type", (str,), "string", parse=True)
         properties = field("properties", (Mapping, Function), "object", parse=True)
         metadata = field("metadata", (Mapping, Function), "object", parse=True)
@@ -294,6 +290,9 @@ class StackDefinition:
         external_id = None
         if "external_id" in tmpl.version.resource_keys:
             external_id = field("external_id", (str, Function), "string", parse=True)
+        # As Heat: every field is read (and its faults reported) before the condition.
+        if not self._enabled(name, body):
+            return None
         return ResourceDefinition(
             name=name,
             type=rtype,
@@ -346,8 +345,35 @@ class StackDefinition:
 
     # --- dependencies --------------------------------------------------------------------
 
+    def check_references(self) -> None:
+        """Every enabled resource's references (see ``_check_references``)."""
+        for defn in self.resource_definitions.values():
+            self._check_references(defn)
+
+    def _check_references(self, defn: ResourceDefinition) -> None:
+        """A reference to no resource, in Heat's order and words: the first function in the
+        properties, then the metadata, that names one (at its place), then depends_on (at the
+        resource). A function may not name a resource its condition leaves out; depends_on
+        may."""
+        for fn in base.walk([defn.properties, defn.metadata]):
+            for dep in fn.dependencies():
+                if not self.resource_enabled(dep):
+                    raise InvalidTemplateReference(dep, self._reference_path(defn.name, fn))
+        for dep in defn.depends_on:
+            if not self.has_resource(dep):
+                raise InvalidTemplateReference(dep, defn.name)
+
+    def _reference_path(self, resource: str, fn: base.Function) -> str:
+        """Where Heat says a reference is: ``r.Properties.value`` for a function at
+        ``resources.r.properties.value.get_resource`` (its own name left off)."""
+        prefix = f"{self.template.section_name('resources')}.{resource}."
+        rest = fn.path.removeprefix(prefix).removesuffix(f".{fn.name}")
+        field_name, dot, inner = rest.partition(".")
+        return f"{resource}.{field_name[:1].upper()}{field_name[1:]}{dot}{inner}"
+
     def dependency_graph(self) -> dict[str, set[str]]:
         """For each enabled resource, the enabled resources it needs first."""
+        self.check_references()
         defns = self.resource_definitions
         graph: dict[str, set[str]] = {}
         for name, defn in defns.items():
@@ -355,8 +381,6 @@ class StackDefinition:
             for dep in (*defn.depends_on, *sorted(defn.referenced_resources())):
                 if dep in defns:
                     required.add(dep)
-                elif not self.has_resource(dep):
-                    raise InvalidTemplateReference(dep, name)
                 # else: disabled by a condition; nothing to wait for.
             if defn.external_id is not None and defn.depends_on:
                 raise InvalidExternalResourceDependency(str(defn.external_id), defn.type)
@@ -400,7 +424,11 @@ def validate_resource_functions(stack: StackDefinition, res: ResourceDefinition)
 
 
 def validate_definitions(stack: StackDefinition) -> None:
-    """Template-level checks of every enabled resource and output: their functions."""
+    """Template-level checks of every enabled resource and output, in Heat's order: every
+    reference to a resource, the outputs' shapes, cycles, then each one's functions."""
+    stack.check_references()
+    stack.outputs  # noqa: B018
+    stack.dependency_graph()
     for res in stack.resource_definitions.values():
         validate_resource_functions(stack, res)
     for output in stack.outputs.values():

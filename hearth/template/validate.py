@@ -16,7 +16,9 @@ from hearth.common.errors import (
     HearthError,
     Invalid,
     RequestLimitExceeded,
+    ResourceTypeNotFound,
     StackValidationFailed,
+    TemplateRejected,
     UserParameterMissing,
 )
 from hearth.template.context import Limits
@@ -97,6 +99,7 @@ def load_for_validation(
     global_env: Environment | None,
     limits: Limits,
     max_resources_per_stack: int,
+    plugin_attributes: Callable[[str], frozenset[str] | None] | None = None,
 ) -> LoadedTemplate:
     """Parse the template and environments and bind the parameters (Heat's first checks)."""
     data: Mapping[str, Any]
@@ -112,25 +115,26 @@ def load_for_validation(
     env_doc = request_environment(environment, parameters, environment_files)
     merge_environments(environment_files, files, env_doc, parameter_types(tmpl, files))
     env = Environment(env_doc, global_env=global_env)
+    # Heat reads the parameters' schemas (merging the environment) before it checks the
+    # template's structure: a bad schema is the first complaint.
+    params = _parameters(tmpl, env)
 
     try:
         tmpl.validate_structure()
-    except StackValidationFailed:
-        raise
     except HearthError as exc:
-        raise StackValidationFailed(str(exc)) from None
+        raise TemplateRejected(str(exc)) from None
     resources_section = tmpl.resources_section
     if 0 <= max_resources_per_stack < len(resources_section):
         raise RequestLimitExceeded("Maximum resources per stack exceeded.")
 
-    params = Parameters(
-        tmpl.version,
-        tmpl.parameters_section,
-        env.params,
-        env.param_defaults,
-        stack=StackIdentity(tenant="", stack_name="dummy"),
+    stack = StackDefinition(
+        tmpl,
+        CheckedValues(params),
+        limits=limits,
+        attribute_names=env.plugin_attribute_names(plugin_attributes)
+        if plugin_attributes is not None
+        else None,
     )
-    stack = StackDefinition(tmpl, CheckedValues(params), limits=limits)
     return LoadedTemplate(tmpl, env, params, stack)
 
 
@@ -147,8 +151,13 @@ def validate_template(
     type_checker: TypeChecker | None = None,
     limits: Limits | None = None,
     max_resources_per_stack: int = 1000,
+    plugin_attributes: Callable[[str], frozenset[str] | None] | None = None,
 ) -> dict[str, Any]:
-    """Validate a template and answer Heat's validate document, or raise the first error."""
+    """Validate a template and answer Heat's validate document, or raise the first error.
+
+    ``plugin_attributes`` names the attributes a plugin type declares, so that get_attr of
+    one it lacks is refused here as Heat refuses it.
+    """
     limits = limits or Limits()
     files = dict(files or {})
     if template is None:
@@ -158,9 +167,12 @@ def validate_template(
     if unknown_codes:
         raise Invalid(f"Invalid codes in ignore_errors : {sorted(unknown_codes)}")
     loaded = load_for_validation(template, files, environment, environment_files, parameters,
-                                 global_env, limits, max_resources_per_stack)
+                                 global_env, limits, max_resources_per_stack, plugin_attributes)
     tmpl, env, params, stack = loaded.template, loaded.env, loaded.params, loaded.stack
-    _validate_stack(stack, params, env, ignorable, type_checker)
+    try:
+        _validate_stack(stack, params, env, ignorable, type_checker)
+    except StackValidationFailed as exc:
+        raise TemplateRejected(str(exc)) from None
 
     result: dict[str, Any] = {
         "Description": tmpl.description,
@@ -177,6 +189,17 @@ def validate_template(
     return result
 
 
+def _parameters(tmpl: Template, env: Environment) -> Parameters:
+    """A template's parameters as validation reads them: for no stack in particular."""
+    return Parameters(
+        tmpl.version,
+        tmpl.parameters_section,
+        env.params,
+        env.param_defaults,
+        stack=StackIdentity(tenant="", stack_name="dummy"),
+    )
+
+
 def _validate_stack(
     stack: StackDefinition,
     params: Parameters,
@@ -189,10 +212,25 @@ def _validate_stack(
     ParameterGroups(tmpl.parameter_groups_section, list(params)).validate()
     stack.conditions.validate()
     resources = stack.resource_definitions
+    for name, defn in resources.items():
+        # Heat looks every type up as it reads the resources: an unknown one comes first.
+        try:
+            env.resolve_type(defn.type, name)
+        except ResourceTypeNotFound:
+            raise
+        except HearthError:
+            pass  # reported, in its turn, by the resource's own checks below
 
     duplicates = set(params.declared_names) & set(resources)
     if duplicates:
         raise StackValidationFailed(f"Duplicate names {duplicates}")
+
+    # Heat then checks every reference to a resource, parses the outputs (a malformed one,
+    # or a call with wrong arguments in one) and looks for cycles, all before any resource's
+    # own checks.
+    stack.check_references()
+    stack.outputs  # noqa: B018
+    stack.dependency_graph()
 
     section = tmpl.section_name("resources")
     for name, defn in resources.items():
@@ -218,7 +256,6 @@ def _validate_stack(
             raise
     for output in stack.outputs.values():
         base.validate(output.value, stack)
-    stack.dependency_graph()
 
 
 def _validate_definition(stack: StackDefinition, defn: ResourceDefinition) -> None:
@@ -270,13 +307,7 @@ def nested_parameters(
             continue
         child_tmpl = Template(data, {k: v for k, v in files.items() if isinstance(v, str)})
         child_env = env.child(_known_properties(stack, defn), entry, name)
-        params = Parameters(
-            child_tmpl.version,
-            child_tmpl.parameters_section,
-            child_env.params,
-            child_env.param_defaults,
-            stack=StackIdentity(tenant="", stack_name="dummy"),
-        )
+        params = _parameters(child_tmpl, child_env)
         report: dict[str, Any] = {
             "Description": child_tmpl.description,
             "Parameters": params.validate_output(),

@@ -32,7 +32,6 @@ class TemplateVersion:
     kind: str  # "hot" or "cfn"
     sections: tuple[str, ...]
     resource_keys: tuple[str, ...]
-    output_keys: tuple[str, ...]
     function_keys: Mapping[str, str]
     condition_function_keys: Mapping[str, str] | None
     deletion_policies: tuple[str, ...]
@@ -90,7 +89,6 @@ _HOT_RESOURCE_KEYS = (
     "update_policy",
     "description",
 )
-_HOT_OUTPUT_KEYS = ("description", "value")
 _POLICIES = ("Delete", "Retain", "Snapshot")
 
 _CFN_IN_HOT_REMOVED = {
@@ -191,7 +189,6 @@ def _hot(
         kind="hot",
         sections=_HOT_SECTIONS + (("conditions",) if newton_plus else ()),
         resource_keys=_HOT_RESOURCE_KEYS + (("external_id", "condition") if newton_plus else ()),
-        output_keys=_HOT_OUTPUT_KEYS + (("condition",) if newton_plus else ()),
         function_keys=dict(functions),
         condition_function_keys=dict(conditions) if conditions is not None else None,
         deletion_policies=_POLICIES + (("delete", "retain", "snapshot") if newton_plus else ()),
@@ -256,7 +253,6 @@ CFN_VERSIONS = (
         kind="cfn",
         sections=(CFN_KEY, *_CFN_SECTIONS, "Conditions"),
         resource_keys=(*_CFN_RESOURCE_KEYS, "Condition"),
-        output_keys=("Value", "Description", "Condition"),
         function_keys={**_CFN_FUNCTIONS, "Fn::If": "Fn::If"},
         condition_function_keys=_CFN_CONDITIONS,
         deletion_policies=_POLICIES,
@@ -267,7 +263,6 @@ CFN_VERSIONS = (
         kind="cfn",
         sections=(HEAT_CFN_KEY, *_CFN_SECTIONS),
         resource_keys=_CFN_RESOURCE_KEYS,
-        output_keys=("Value", "Description"),
         function_keys=_CFN_FUNCTIONS,
         condition_function_keys=None,
         deletion_policies=_POLICIES,

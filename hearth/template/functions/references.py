@@ -80,10 +80,12 @@ class GetResource(Function):
     def _resource_name(self) -> Any:
         return _static(self.args)
 
-    def validate(self, scope: ParseScope) -> None:
-        name = self._resource_name()
-        if name is not None and not (isinstance(name, str) and scope.has_resource(name)):
-            raise InvalidTemplateReference(str(name), self.path)
+    # No validate(): a reference to no resource is found with the dependencies (where
+    # Heat finds it), and in an output it is the output's error, not the template's.
+
+    def __init__(self, scope: ParseScope, name: str, args: Any, path: str) -> None:
+        super().__init__(scope, name, args, path)
+        self._scope = scope
 
     def dependencies(self) -> Iterator[str]:
         name = self._resource_name()
@@ -91,7 +93,10 @@ class GetResource(Function):
             yield name
 
     def result(self, ctx: ResolveContext) -> Any:
-        return ctx.resources.reference_id(resolve(self.args, ctx))
+        name = resolve(self.args, ctx)
+        if not (isinstance(name, str) and self._scope.has_resource(name)):
+            raise InvalidTemplateReference(str(name), "unknown")
+        return ctx.resources.reference_id(name)
 
 
 class GetAttThenSelect(Function):
@@ -118,8 +123,10 @@ class GetAttThenSelect(Function):
         name = _static(self.resource_arg)
         if name is None:
             return
-        if not (isinstance(name, str) and scope.has_resource(name)):
-            raise InvalidTemplateReference(str(name), self.path)
+        if not (isinstance(name, str) and scope.resource_enabled(name)):
+            # Heat does not say where (a resource's own references are checked, with their
+            # place, before its functions are).
+            raise InvalidTemplateReference(str(name), "unknown")
         attribute = _static(self.attribute_arg)
         if attribute is None:
             return
@@ -297,7 +304,11 @@ class FindInMap(Function):
 
     def result(self, ctx: ResolveContext) -> Any:
         mapping = self._scope.mapping(resolve(self.map_name, ctx))
-        return mapping[resolve(self.key, ctx)][resolve(self.value, ctx)]
+        try:
+            return mapping[resolve(self.key, ctx)][resolve(self.value, ctx)]
+        except KeyError as exc:
+            # Heat's message is the missing key as Python quotes it: 'k3'.
+            raise ValueError(str(exc)) from None
 
 
 class Removed(Function):
