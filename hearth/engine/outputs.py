@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hearth.common.errors import HearthError
 from hearth.engine.stack_builder import BoundStack
+from hearth.store.types import json_default
 from hearth.template.functions import base
 from hearth.template.functions.budget import check_value_size
+
+
+def _check_storable(value: Any, name: str) -> None:
+    """Outputs are stored as JSON when the action ends: a value that cannot be (a yaql
+    regex object, NaN, which PostgreSQL refuses) is that output's error, not a stack left
+    IN_PROGRESS because its final write failed."""
+    try:
+        json.dumps(value, default=json_default, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"The value of output {name} cannot be stored: {exc}") from None
 
 
 def resolve_outputs(bound: BoundStack) -> list[dict[str, Any]]:
@@ -27,6 +39,7 @@ def resolve_outputs(bound: BoundStack) -> list[dict[str, Any]]:
         try:
             value = base.resolve(output.value, bound.definition) if output.enabled else None
             check_value_size(value, bound.definition.limits.max_value_chars, f"outputs.{name}")
+            _check_storable(value, name)
             entry["output_value"] = value
         except Exception as exc:
             entry["output_value"] = None

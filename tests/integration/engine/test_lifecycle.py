@@ -213,3 +213,21 @@ def test_limits_from_config(engine_factory: Any) -> None:
     three = template({n: {"type": "OS::Heat::None"} for n in "abc"})
     with pytest.raises(RequestLimitExceeded, match="Maximum resources per stack exceeded"):
         engine.update_stack(CTX, engine.identify_stack(CTX, "s"), three)
+
+
+def test_an_output_that_cannot_be_stored_is_its_error_not_a_stuck_stack(engine: Engine) -> None:
+    outputs = {
+        "pattern": {"value": {"yaql": {"expression": 'regex("a.c")'}}},
+        "nan": {"value": {"yaql": {"expression": 'float("nan")'}}},
+        "fine": {"value": "ok"},
+    }
+    tmpl = template({"n": {"type": "OS::Heat::None"}}, outputs)
+    tmpl["heat_template_version"] = "2021-04-16"
+    identity = engine.create_stack(CTX, "unstorable", tmpl)
+    assert wait_state(engine, identity)[:2] == ("CREATE", "COMPLETE")
+    shown = {o["output_key"]: o for o in engine.show_stack(CTX, identity)[0]["outputs"]}
+    assert shown["fine"]["output_value"] == "ok"
+    for name in ("pattern", "nan"):
+        assert shown[name]["output_value"] is None
+        assert shown[name]["output_error"].startswith(
+            f"The value of output {name} cannot be stored: "), shown[name]
