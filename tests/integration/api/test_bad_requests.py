@@ -521,3 +521,16 @@ def test_unpaired_surrogate_in_a_snapshot_name_is_refused(
     listed = send(noauth_server.url, "GET", stack.path + "/snapshots")
     assert listed.json()["snapshots"] == []
 
+
+@pytest.mark.parametrize("names", [b"Infinity", b"3", b"true", b'"abc"'])
+def test_encrypted_param_names_of_the_wrong_kind(noauth_server: RunningServer,
+                                                 names: bytes) -> None:
+    """Not a list: preview answered 500 (TypeError: 'float' object is not iterable)."""
+    url = noauth_server.url
+    before = world(url)
+    body = (b'{"stack_name": "s", "template": {"heat_template_version": "2018-08-31"}, '
+            b'"environment": {"encrypted_param_names": ' + names + b"}}")
+    for path in ("/stacks/preview", "/stacks", "/validate"):
+        resp = send(url, "POST", path, body)
+        assert_heat_error(resp, 400, "encrypted_param_names must be a list")
+    assert world(url) == before
