@@ -534,3 +534,16 @@ def test_encrypted_param_names_of_the_wrong_kind(noauth_server: RunningServer,
         resp = send(url, "POST", path, body)
         assert_heat_error(resp, 400, "encrypted_param_names must be a list")
     assert world(url) == before
+
+
+def test_preview_of_an_external_chain_without_its_resources(
+    noauth_server: RunningServer,
+) -> None:
+    """external_id skips validation, but preview builds the chain's child from its properties:
+    a missing required one answered 500 ValueError."""
+    template = {"heat_template_version": "2016-10-14", "resources": {"c": {
+        "type": "OS::Heat::ResourceChain", "properties": {"concurrent": False},
+        "external_id": "x"}}}
+    resp = send(noauth_server.url, "POST", "/stacks/preview",
+                {"stack_name": "s", "template": template})
+    assert_heat_error(resp, 400, "resources.c.properties", "Property resources not assigned")
