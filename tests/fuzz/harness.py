@@ -34,6 +34,7 @@ INTERNAL_ERROR = re.compile(
     r"|ZeroDivisionError|UnboundLocalError|NameError|AssertionError|OverflowError"
     r"|UnicodeEncodeError|UnicodeDecodeError|JSONDecodeError)\b")
 ERROR_KEYS = {"code", "title", "explanation", "error"}
+SAMPLE_BYTES = 4000
 
 
 def _env_number(name: str, default: float) -> float:
@@ -182,7 +183,8 @@ class Harness:
         if elapsed > stats.slowest:
             stats.slowest, stats.slowest_request = elapsed, where
         stats.largest = max(stats.largest, len(answer.text))
-        sample = (sent or b"")[:600].decode(errors="replace")
+        # enough of the request to replay it from the report
+        sample = (sent or b"")[:SAMPLE_BYTES].decode(errors="replace")
         if answer.status >= 500:
             self._problem("5xx", where, f"{answer.status} {answer.text[:300]}\nsent: {sample}")
         if any(marker in answer.text for marker in TRACEBACK_MARKERS):
