@@ -78,7 +78,8 @@ def empty(resp: falcon.Response, status: int = 200) -> None:
 
 
 def no_content(resp: falcon.Response) -> None:
-    empty(resp, 204)
+    # No Content-Type either: a 204 has no content to type (WSGI's validator refuses one).
+    resp.status = 204
 
 
 def accepted(resp: falcon.Response) -> None:

@@ -10,6 +10,7 @@ import falcon
 
 from hearth.api.faults import BadRequest
 from hearth.common.errors import RequestLimitExceeded
+from hearth.common.unicode_text import ESCAPE_HINT, surrogate_message, surrogate_path
 
 MAX_QUERY_INTEGER = 2**63 - 1
 
@@ -29,11 +30,17 @@ def read_json(req: falcon.Request, max_size: int) -> Any:
     if not raw.strip():
         return None
     try:
-        return json.loads(raw)
+        body = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest(f"The request body is not valid JSON: {exc}") from None
     except RecursionError:
         raise BadRequest("The request body is not valid JSON: it is nested too deeply.") from None
+    # A lone "\ud800" is valid JSON but no text: it could be neither stored nor answered.
+    if ESCAPE_HINT.search(raw.decode("utf-8", "replace")):
+        where = surrogate_path(body)
+        if where is not None:
+            raise BadRequest(f"The request body is not valid JSON: {surrogate_message(where)}.")
+    return body
 
 
 def json_object(req: falcon.Request, max_size: int, *, required: bool = True) -> dict[str, Any]:

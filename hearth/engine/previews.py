@@ -94,7 +94,13 @@ def _preview_resources(
         cls = bound.resource_class(name)
         if issubclass(cls, StackResource):
             props = cls.build_properties(bound.resolve_properties(name))
-            child = cls.preview_child_for(name, props, bound.env, bound.source.files)
+            try:
+                child = cls.preview_child_for(name, props, bound.env, bound.source.files)
+            except ValueError as exc:
+                # A resource with an external_id is not validated (as in Heat), but its child
+                # is built from its properties: a missing one is the user's property error.
+                raise _preview_error(StackValidationFailed(
+                    str(exc), ["resources", name, "properties"], "Property error")) from None
             if child is not None:
                 child_bound = bound.child_bound(child, name)
                 child_identity = Identity(

@@ -203,8 +203,12 @@ class Environment:
         self.param_defaults: dict[str, Any] = _mapping_section(env, PARAMETER_DEFAULTS)
         self.registry: ResourceRegistry = ResourceRegistry(global_registry, self.param_defaults)
         self.registry.load(env.get(RESOURCE_REGISTRY, {}))
-        encrypted = env.get(ENCRYPTED_PARAM_NAMES, [])
-        self.encrypted_param_names: list[Any] = list(encrypted) if encrypted else []
+        encrypted = env.get(ENCRYPTED_PARAM_NAMES) or []
+        if not isinstance(encrypted, list):
+            # the names of hidden parameters, in the environments Hearth stores itself
+            raise InvalidEnvironment(
+                f'{ENCRYPTED_PARAM_NAMES} must be a list of parameter names, not "{encrypted}"')
+        self.encrypted_param_names: list[Any] = list(encrypted)
         if PARAMETERS in env:
             self.params: dict[str, Any] = _mapping_section(env, PARAMETERS)
         else:

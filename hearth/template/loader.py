@@ -30,6 +30,7 @@ from hearth.common.errors import (
     RequestLimitExceeded,
     TemplateParseError,
 )
+from hearth.common.unicode_text import ESCAPE_HINT, surrogate_message, surrogate_path
 from hearth.template.context import Limits
 from hearth.template.versions import VERSION_KEYS
 
@@ -341,6 +342,14 @@ def check_decoded_depth(data: Any, limits: Limits, what: str = "template") -> No
 # --- templates ----------------------------------------------------------------------------------
 
 
+def _refuse_surrogates(text: str, data: Any, what: str) -> None:
+    """A "\\ud800" escape reads as a str no UTF-8 encoder takes: storing it would fail."""
+    if ESCAPE_HINT.search(text):
+        where = surrogate_path(data)
+        if where is not None:
+            raise TemplateParseError(f"Error parsing {what}: {surrogate_message(where)}")
+
+
 def check_template_size(text: str, limits: Limits) -> None:
     """Heat's raw size limit; like Heat, the length is counted in characters."""
     actual = len(text)
@@ -402,6 +411,7 @@ def parse_template_text(
             )
     if not isinstance(data, dict):
         raise TemplateParseError(_NOT_A_MAPPING)
+    _refuse_surrogates(text, data, what)
     return data
 
 
@@ -463,4 +473,5 @@ def load_environment_text(text: str | bytes | None, limits: Limits | None = None
         env = {}
     if not isinstance(env, dict):
         raise InvalidEnvironment(_ENV_NOT_A_MAPPING)
+    _refuse_surrogates(text, env, what)
     return check_environment_sections(env)

@@ -712,3 +712,10 @@ resource_registry:
         child = parent.child({"c": 1})
         child.load({"parameter_defaults": {"d": 2}})
         assert parent.param_defaults == {"d": 1}
+
+
+@pytest.mark.parametrize("names", [float("inf"), 3, "abc", {"a": 1}, True])
+def test_encrypted_param_names_must_be_a_list(names: Any) -> None:
+    """Anything else was an unexpected TypeError (a 500 in preview) or a list of letters."""
+    with pytest.raises(InvalidEnvironment, match="encrypted_param_names must be a list"):
+        Environment({"encrypted_param_names": names})

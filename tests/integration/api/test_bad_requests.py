@@ -489,3 +489,61 @@ def test_listing_by_many_tags_answers(noauth_server: RunningServer, stack: Stack
         assert resp.status_code == 200, (key, resp.text[:200])
         names = {s["stack_name"] for s in resp.json()["stacks"]}
         assert (stack.name in names) == key.startswith("not_"), key
+
+
+# A JSON "\ud800" (a surrogate with no pair) decodes to a str no UTF-8 encoder takes: stored
+# in a snapshot name, a template or a parameter, it answered 500 UnicodeEncodeError.
+SURROGATE_BODIES = [
+    ("POST", "/stacks", b'{"stack_name": "s", "template": {"heat_template_version": '
+     b'"2018-08-31", "description": "\\ud800"}}', "description"),
+    ("POST", "/validate", b'{"template": {"heat_template_version": "2018-08-31"}, '
+     b'"parameters": {"\\udfff": 1}}', "parameters.\\udfff"),
+    ("POST", "/stacks/preview", b'{"stack_name": "s", "template": "heat_template_version: '
+     b'2018-08-31\\noutputs: {o: {value: \\"a\\\\ud800\\"}}\\n"}', "outputs.o.value"),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "raw", "where"), SURROGATE_BODIES)
+def test_unpaired_surrogates_are_refused(noauth_server: RunningServer, method: str, path: str,
+                                         raw: bytes, where: str) -> None:
+    url = noauth_server.url
+    before = world(url)
+    resp = send(url, method, path, raw)
+    assert_heat_error(resp, 400, where, "UTF-16 surrogate")
+    assert world(url) == before
+
+
+def test_unpaired_surrogate_in_a_snapshot_name_is_refused(
+    noauth_server: RunningServer, stack: Stack
+) -> None:
+    resp = send(noauth_server.url, "POST", stack.path + "/snapshots", b'{"name": "\\ud800"}')
+    assert_heat_error(resp, 400, "name", "UTF-16 surrogate")
+    listed = send(noauth_server.url, "GET", stack.path + "/snapshots")
+    assert listed.json()["snapshots"] == []
+
+
+@pytest.mark.parametrize("names", [b"Infinity", b"3", b"true", b'"abc"'])
+def test_encrypted_param_names_of_the_wrong_kind(noauth_server: RunningServer,
+                                                 names: bytes) -> None:
+    """Not a list: preview answered 500 (TypeError: 'float' object is not iterable)."""
+    url = noauth_server.url
+    before = world(url)
+    body = (b'{"stack_name": "s", "template": {"heat_template_version": "2018-08-31"}, '
+            b'"environment": {"encrypted_param_names": ' + names + b"}}")
+    for path in ("/stacks/preview", "/stacks", "/validate"):
+        resp = send(url, "POST", path, body)
+        assert_heat_error(resp, 400, "encrypted_param_names must be a list")
+    assert world(url) == before
+
+
+def test_preview_of_an_external_chain_without_its_resources(
+    noauth_server: RunningServer,
+) -> None:
+    """external_id skips validation, but preview builds the chain's child from its properties:
+    a missing required one answered 500 ValueError."""
+    template = {"heat_template_version": "2016-10-14", "resources": {"c": {
+        "type": "OS::Heat::ResourceChain", "properties": {"concurrent": False},
+        "external_id": "x"}}}
+    resp = send(noauth_server.url, "POST", "/stacks/preview",
+                {"stack_name": "s", "template": template})
+    assert_heat_error(resp, 400, "resources.c.properties", "Property resources not assigned")

@@ -480,6 +480,8 @@ def test_delete_then_delete_again(heat: Any, noauth_server: RunningServer) -> No
     resp = requests.delete(url, timeout=10)
     assert resp.status_code == 204
     assert resp.content == b""
+    # nothing to type: WSGI's validator refused the text/plain a 204 once carried
+    assert "Content-Type" not in resp.headers
 
     # by id a deleted stack still shows (as in Heat); by name it is gone
     wait_for_status(heat, stack_id, "DELETE_COMPLETE")
