@@ -21,7 +21,7 @@ from hearth.engine.cloud_access import StackClouds
 from hearth.engine.journal import Journal
 from hearth.engine.messages import MessageBoard
 from hearth.engine.requests import StackRequest
-from hearth.engine.template_sandbox import Budgets, TemplateSandbox, shared_sandbox
+from hearth.engine.template_sandbox import Budgets, TemplateSandbox
 from hearth.resources.registry import PluginRegistry
 from hearth.store.crypto import Encryptor
 from hearth.store.db import Database
@@ -167,9 +167,11 @@ class EngineCore:
         self.template_limits = Limits(
             max_template_size=self.limits.max_template_size,
             max_value_chars=settings.template_budgets.max_value_chars)
-        self.template_sandbox: TemplateSandbox | None = (
-            shared_sandbox(settings.template_workers, settings.template_budgets)
-            if settings.template_workers > 0 else None)
+        self.template_sandbox: TemplateSandbox | None = None
+        if settings.template_workers > 0:
+            self.template_sandbox = TemplateSandbox(
+                settings.template_workers, settings.template_budgets)
+            self.template_sandbox.warm()
         # Set when the engine stops: the actions it ran are left IN_PROGRESS, as they are,
         # for the next engine to carry on (not failed as cancelled).
         self.handing_over = False

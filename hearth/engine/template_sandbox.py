@@ -107,25 +107,15 @@ def _preflight_in_worker(pickled: bytes, cpu_seconds: int, memory_mb: int) -> st
 
 
 class TemplateSandbox:
-    """The pool of preflight workers (started on first use)."""
+    """An engine's preflight: its budgets, on the process's pool of workers for its memory
+    limit (engines and apps built in one process, as tests build many, share the pool)."""
 
     def __init__(self, workers: int, budgets: Budgets) -> None:
         self.workers = workers
         self.budgets = budgets
-        self._pool: pebble.ProcessPool | None = None
-        self._lock = threading.Lock()
 
     def _get_pool(self) -> pebble.ProcessPool:
-        with self._lock:
-            if self._pool is None:
-                self._pool = pebble.ProcessPool(
-                    max_workers=self.workers,
-                    initializer=_init_worker,
-                    initargs=(self.budgets.memory_mb * 1024 * 1024,),
-                    # A fresh interpreter: forking a threaded server is unsafe.
-                    context=multiprocessing.get_context("spawn"),
-                )
-            return self._pool
+        return _shared_pool(self.workers, self.budgets.memory_mb)
 
     def warm(self) -> None:
         """Start the workers now, in the background, so the first request need not wait."""
@@ -172,14 +162,6 @@ class TemplateSandbox:
         if reason is not None:
             raise TemplateBudgetExceeded(reason)
 
-    def close(self) -> None:
-        with self._lock:
-            if self._pool is not None:
-                self._pool.stop()  # type: ignore[no-untyped-call]
-                self._pool.join(timeout=5)
-                self._pool = None
-
-
 def _expired_reason(exc: pebble.ProcessExpired, budgets: Budgets) -> str:
     if exc.exitcode in (-signal.SIGXCPU, -signal.SIGKILL):
         return (f"The template work took more than its CPU-time budget of "
@@ -188,21 +170,29 @@ def _expired_reason(exc: pebble.ProcessExpired, budgets: Budgets) -> str:
             f"MiB (template_memory_mb)")
 
 
-_shared: dict[tuple[int, Budgets], TemplateSandbox] = {}
-_shared_lock = threading.Lock()
+# The process's worker pools, by (workers, memory MiB): the limit is set as a worker starts.
+_pools: dict[tuple[int, int], pebble.ProcessPool] = {}
+_pools_lock = threading.Lock()
 
 
-def shared_sandbox(workers: int, budgets: Budgets) -> TemplateSandbox:
-    """One pool per process and setting: every app built in it (tests build many) shares it."""
-    with _shared_lock:
-        sandbox = _shared.get((workers, budgets))
-        if sandbox is None:
-            sandbox = _shared[(workers, budgets)] = TemplateSandbox(workers, budgets)
-            sandbox.warm()
-        return sandbox
+def _shared_pool(workers: int, memory_mb: int) -> pebble.ProcessPool:
+    with _pools_lock:
+        pool = _pools.get((workers, memory_mb))
+        if pool is None:
+            pool = _pools[(workers, memory_mb)] = pebble.ProcessPool(
+                max_workers=workers,
+                initializer=_init_worker,
+                initargs=(memory_mb * 1024 * 1024,),
+                # A fresh interpreter: forking a threaded server is unsafe.
+                context=multiprocessing.get_context("spawn"),
+            )
+        return pool
 
 
 @atexit.register
-def _close_shared() -> None:
-    for sandbox in list(_shared.values()):
-        sandbox.close()
+def _close_pools() -> None:
+    with _pools_lock:
+        for pool in _pools.values():
+            pool.stop()  # type: ignore[no-untyped-call]
+            pool.join(timeout=5)
+        _pools.clear()
