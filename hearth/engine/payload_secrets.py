@@ -7,10 +7,12 @@ document still round-trips through adopt on a deployment with the same
 What is sealed:
 
 - hidden parameters' values (``parameters`` and ``parameter_defaults``);
-- every resource's ``resource_data`` value (plugins keep credentials there: signal secrets,
-  signed URLs, generated passwords);
-- a resource's ``metadata`` when the stack has a hidden parameter (it is resolved from the
-  template and may hold one).
+- when the stack has a hidden parameter, every resource's ``resource_data`` value and
+  ``metadata`` (resolved from the template, they may hold it or what is made from it).
+
+Without a hidden parameter they are shown as Heat shows them: what is in resource data (a
+snapshot's image id, a handle's secret) is also what the resource's attributes show its owner,
+and readers of snapshots (restore tools, tests) read it there.
 
 With encryption switched off there is no key to seal with: hidden values are then masked as
 ``******`` (adopt needs them given again) and resource data is left as Heat leaves it.
@@ -93,7 +95,7 @@ def _seal_resource(
         return seal_payload(entry, encryptor)
     out = dict(entry)
     data = entry.get("resource_data")
-    if isinstance(data, Mapping) and encryptor is not None:
+    if stack_has_hidden and isinstance(data, Mapping) and encryptor is not None:
         out["resource_data"] = {k: seal(v, encryptor) for k, v in data.items()}
     if stack_has_hidden and entry.get("metadata"):
         out["metadata"] = _hide(entry["metadata"], encryptor)

@@ -417,7 +417,8 @@ def test_snapshot_list_show_restore_delete(heat: Any, stack: tuple[str, str]) ->
         lambda: (s := heat.stacks.snapshot_show(stack_id, snap_id)["snapshot"])["status"]
         == "COMPLETE" and s, what="the snapshot")
     assert shown["action"] == "CREATE"
-    # A resource's private data is shown sealed with the deployment's key, never in clear.
+    # The stack has a hidden parameter: its resources' data is shown sealed with the
+    # deployment's key, never in clear.
     assert set(shown["data"]["resources"]["store"]["resource_data"]["value"]) == {
         "$sealed", "token"}
     listed = heat.stacks.snapshot_list(stack_id)["snapshots"]
