@@ -237,6 +237,10 @@ class StackDefinition:
         tmpl = self.template
         section = tmpl.section_name("resources")
         key = self._resource_keys.__getitem__
+        if not isinstance(name, str):
+            # YAML reads a key such as 1.5 as a number (Heat fails here on joining its path).
+            raise StackValidationFailed(
+                f"Resource name {name!r} must be a string (quote it in YAML)", [section])
         if not isinstance(body, Mapping):
             raise StackValidationFailed(
                 f"Resources must contain Resource. Found a [{type(body)}] instead"

@@ -144,6 +144,13 @@ CASES: list[tuple[str, str, Any, int, tuple[str, ...]]] = [
      ("nested more than 64 levels deep",)),
     ("POST", "/validate", {"template": _props(_deep_if(300))}, 400,
      ("nested more than 64 levels deep",)),
+    # YAML reads the key 1.5 as a number (found by the fuzz harness: a 500 TypeError).
+    ("POST", "/validate", {"template": "heat_template_version: 2018-08-31\n"
+                           "resources: {1.5: {type: OS::Heat::None}}\n"}, 400,
+     ("Resource name 1.5 must be a string",)),
+    ("POST", "/stacks", {"stack_name": name(), "template": "heat_template_version: 2018-08-31\n"
+                         "resources: {1.5: {type: OS::Heat::None}}\n"}, 400,
+     ("Resource name 1.5 must be a string",)),
     # group sizes are checked before anything is built (each held a thread for minutes)
     ("POST", "/stacks", {"stack_name": name(), "template": _group(10**9)}, 400,
      ("Request limit exceeded", "more than Hearth builds (100000)")),
