@@ -52,17 +52,21 @@ ASPECTS = ("validate", "create", "outputs")
 PLUGINS = PluginRegistry.load()
 
 
-def deliberate_differences() -> dict[tuple[str, str], str]:
-    """(case id, aspect) -> why Hearth answers differently there."""
+def deliberate_differences(*, timing: bool) -> dict[tuple[str, str], str]:
+    """(case id, aspect) -> why Hearth answers differently there; with ``timing``, the entries
+    whose difference depends on timing (``timing: true``), which may also agree."""
     out: dict[tuple[str, str], str] = {}
     for entry in yaml.safe_load((HERE / "deliberate.yaml").read_text()) or []:
         assert entry["aspect"] in ASPECTS, entry
+        if bool(entry.get("timing")) != timing:
+            continue
         for case_id in entry["cases"]:
             out[(case_id, entry["aspect"])] = entry["reason"]
     return out
 
 
-DELIBERATE = deliberate_differences()
+DELIBERATE = deliberate_differences(timing=False)
+MAY_DIFFER = deliberate_differences(timing=True)
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 # Text that names internals rather than the template: Heat prints its dependency graph's
@@ -163,6 +167,8 @@ def engine() -> Iterator[Engine]:
 
 def check(case_id: str, aspect: str, got: Any, expected: Any) -> None:
     got, expected = normalise(got, case_id), normalise(expected, case_id)
+    if (case_id, aspect) in MAY_DIFFER:
+        return  # which resources ran before the failure stopped the rest is a race
     reason = DELIBERATE.get((case_id, aspect))
     if reason is None:
         assert got == expected, f"{aspect} differs from Heat 27"
