@@ -97,11 +97,9 @@ def _preflight_in_worker(pickled: bytes, cpu_seconds: int, memory_mb: int) -> st
     try:
         return run_preflight(request)
     except _CpuSpent:
-        return (f"The template work took more than its CPU-time budget of {cpu_seconds} s "
-                f"(template_cpu_seconds), at {Progress.place}")
+        return _over_cpu(cpu_seconds, Progress.place)
     except MemoryError:
-        return (f"The template work needed more than its memory budget of {memory_mb} MiB "
-                f"(template_memory_mb), at {Progress.place}")
+        return _over_memory(memory_mb, Progress.place)
     finally:
         resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, hard))
 
@@ -162,12 +160,25 @@ class TemplateSandbox:
         if reason is not None:
             raise TemplateBudgetExceeded(reason)
 
+
+
+def _over_cpu(cpu_seconds: int, place: str | None = None) -> str:
+    where = f", at {place}" if place else ""
+    return (f"The template work took more than its CPU-time budget of {cpu_seconds} s "
+            f"(template_cpu_seconds){where}")
+
+
+def _over_memory(memory_mb: int, place: str | None = None) -> str:
+    where = f", at {place}" if place else ""
+    return (f"The template work needed more than its memory budget of {memory_mb} MiB "
+            f"(template_memory_mb){where}")
+
+
 def _expired_reason(exc: pebble.ProcessExpired, budgets: Budgets) -> str:
+    """A worker that died: killed at its CPU limit, or out of memory."""
     if exc.exitcode in (-signal.SIGXCPU, -signal.SIGKILL):
-        return (f"The template work took more than its CPU-time budget of "
-                f"{budgets.cpu_seconds} s (template_cpu_seconds)")
-    return (f"The template work needed more than its memory budget of {budgets.memory_mb} "
-            f"MiB (template_memory_mb)")
+        return _over_cpu(budgets.cpu_seconds)
+    return _over_memory(budgets.memory_mb)
 
 
 # The process's worker pools, by (workers, memory MiB): the limit is set as a worker starts.
