@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from hearth.cli import client, config_commands, db_commands, serve
+from hearth.cli import client, cluster, config_commands, db_commands, serve
 from hearth.cli.template_files import collect_environment_files, collect_files
 from hearth.common.errors import HearthError
 from hearth.template.context import Limits
@@ -98,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     serve.register(commands)
+    cluster.register(commands)
     db_commands.register(commands)
     config_commands.register(commands)
 

@@ -143,6 +143,19 @@ DEFAULT_OPTS: list[cfg.Opt] = [
         min=1,
         help="Resource actions one engine runs at the same time.",
     ),
+    cfg.StrOpt(
+        "engine_topic",
+        default="hearth-engine",
+        help="The message bus topic the APIs send engine calls to and every engine of one "
+        "deployment takes them from (deployments sharing one RabbitMQ need their own).",
+    ),
+    cfg.IntOpt(
+        "num_engine_workers",
+        default=0,
+        min=0,
+        help="Engine processes `hearth engine` runs (0: one per CPU). `hearth serve` runs "
+        "one engine in its own process whatever this says.",
+    ),
     cfg.FloatOpt(
         "heartbeat_interval",
         default=5.0,
@@ -188,6 +201,9 @@ API_OPTS: list[cfg.Opt] = [
     cfg.HostAddressOpt("bind_host", default="127.0.0.1", help="Address the API listens on."),
     cfg.PortOpt("bind_port", default=8004, help="Port the API listens on."),
     cfg.IntOpt("threads", default=16, min=1, help="Requests the API serves at the same time."),
+    cfg.IntOpt("workers", default=0, min=0,
+               help="API processes `hearth api` runs on the one listening socket (0: one per "
+               "CPU); each serves `threads` requests at once. `hearth serve` runs one."),
     cfg.StrOpt(
         "auth_strategy",
         default="noauth",

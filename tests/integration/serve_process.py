@@ -29,7 +29,53 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-class ServeProcess:
+class LoggedProcess:
+    """One ``hearth`` server command in its own process, its output appended to a log."""
+
+    def __init__(self, args: list[str], log_path: Path) -> None:
+        self.args = args
+        self.log_path = log_path
+        self._log: IO[str] | None = None
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start(self) -> None:
+        assert not self.running, "already running"
+        self._log = self.log_path.open("a")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hearth.cli.main", *self.args],
+            stdout=self._log, stderr=subprocess.STDOUT, text=True, cwd=REPO,
+        )
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL: nothing is written on the way out."""
+        self.signal(signal.SIGKILL)
+
+    def terminate(self) -> int:
+        """SIGTERM, as an operator stops the server; returns its exit code."""
+        return self.signal(signal.SIGTERM)
+
+    def signal(self, signum: int) -> int:
+        assert self.proc is not None
+        self.proc.send_signal(signum)
+        code = self.proc.wait(timeout=60)
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        return code
+
+    def close(self) -> None:
+        if self.running:
+            self.kill()
+
+    def log(self) -> str:
+        return self.log_path.read_text() if self.log_path.exists() else ""
+
+
+class ServeProcess(LoggedProcess):
     """``hearth serve`` on a fixed port, a data dir and a database, restartable."""
 
     def __init__(self, data_dir: Path, db_url: str, **options: Any) -> None:
@@ -41,9 +87,11 @@ class ServeProcess:
                  "[database]", f"connection = {db_url}"]
         data_dir.mkdir(parents=True, exist_ok=True)
         self.config.write_text("\n".join(lines) + "\n")
-        self.log_path = data_dir / "serve.log"
-        self._log: IO[str] | None = None
-        self.proc: subprocess.Popen[str] | None = None
+        super().__init__(
+            ["serve", "--bind", f"127.0.0.1:{self.port}", "--cfn-bind", "127.0.0.1:0",
+             "--data-dir", str(data_dir), "--config-file", str(self.config)],
+            data_dir / "serve.log",
+        )
 
     @property
     def url(self) -> str:
@@ -56,14 +104,8 @@ class ServeProcess:
     def start(self) -> None:
         """Start the server and wait until its API answers (engine started, takeovers
         begun: the engine starts before the API listens)."""
-        assert self.proc is None or self.proc.poll() is not None, "already running"
-        self._log = self.log_path.open("a")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "hearth.cli.main", "serve",
-             "--bind", f"127.0.0.1:{self.port}", "--cfn-bind", "127.0.0.1:0",
-             "--data-dir", str(self.data_dir), "--config-file", str(self.config)],
-            stdout=self._log, stderr=subprocess.STDOUT, text=True, cwd=REPO,
-        )
+        super().start()
+        assert self.proc is not None
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             if self.proc.poll() is not None:
@@ -75,30 +117,6 @@ class ServeProcess:
                 if time.monotonic() > deadline:
                     raise AssertionError(f"hearth serve did not answer:\n{self.log()}") from None
                 time.sleep(0.05)
-
-    def kill(self) -> None:
-        """SIGKILL: nothing is written on the way out."""
-        self._end(signal.SIGKILL)
-
-    def terminate(self) -> int:
-        """SIGTERM, as an operator stops the server; returns its exit code."""
-        return self._end(signal.SIGTERM)
-
-    def _end(self, signum: int) -> int:
-        assert self.proc is not None
-        self.proc.send_signal(signum)
-        code = self.proc.wait(timeout=60)
-        if self._log is not None:
-            self._log.close()
-            self._log = None
-        return code
-
-    def close(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.kill()
-
-    def log(self) -> str:
-        return self.log_path.read_text() if self.log_path.exists() else ""
 
 
 class StackApi:

@@ -1,0 +1,121 @@
+"""Real ``hearth api`` and ``hearth engine`` processes on the machine's RabbitMQ and a fresh
+PostgreSQL database, for tests that kill them as a crash would."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import socket
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.integration.serve_process import PROJECT, LoggedProcess, free_port
+
+RABBIT_URL = os.environ.get("HEARTH_TEST_TRANSPORT_URL",
+                            "rabbit://guest:guest@127.0.0.1:5672/")
+START_TIMEOUT = 60.0
+# Quick heartbeats: a killed engine is known dead (three missed) within about a second.
+HEARTBEAT = 0.3
+ENGINE_STARTED = re.compile(r"Engine (\S+) \(pid (\d+)\) takes calls")
+
+
+def require_rabbitmq() -> None:
+    """Skip (fail under CI=true) when the broker does not answer on its port."""
+    match = re.match(r"rabbit://(?:[^@]*@)?([^:/]+):(\d+)", RABBIT_URL)
+    host, port = (match.group(1), int(match.group(2))) if match else ("127.0.0.1", 5672)
+    try:
+        with socket.create_connection((host, port), timeout=3):
+            return
+    except OSError as exc:
+        reason = f"RabbitMQ is not reachable at {host}:{port}: {exc}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+
+
+class Cluster:
+    """``hearth api`` (N workers) in front of K ``hearth engine`` processes."""
+
+    def __init__(self, data_dir: Path, db_url: str, *, engines: int = 2,
+                 api_workers: int = 2) -> None:
+        self.data_dir = data_dir
+        self.db_url = db_url
+        self.port = free_port()
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.config = data_dir / "hearth.conf"
+        self.config.write_text("\n".join([
+            "[DEFAULT]",
+            f"transport_url = {RABBIT_URL}",
+            # Its own topic: other test runs may share the broker.
+            f"engine_topic = hearth-test-{secrets.token_hex(6)}",
+            f"heartbeat_interval = {HEARTBEAT}",
+            f"auth_encryption_key = {secrets.token_urlsafe(32)}",
+            "[database]", f"connection = {db_url}",
+            "[api]", "bind_host = 127.0.0.1", f"bind_port = {self.port}",
+            # The service list is an admin's call.
+            "noauth_roles = member,reader,admin",
+            f"workers = {api_workers}",
+            "[cfn_api]", "enabled = false",
+        ]) + "\n")
+        common = ["--config-file", str(self.config), "--data-dir", str(data_dir)]
+        self.api = LoggedProcess(["api", *common], data_dir / "api.log")
+        self.engines = [
+            LoggedProcess(["engine", "--workers", "1", *common], data_dir / f"engine{i}.log")
+            for i in range(engines)
+        ]
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1/{PROJECT}"
+
+    def start(self) -> None:
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self) -> None:
+        for engine in self.engines:
+            engine.start()
+        self.api.start()
+        deadline = time.monotonic() + START_TIMEOUT
+        while len(self.engine_ids()) < len(self.engines):
+            self._check_alive(deadline, "engines did not start")
+            time.sleep(0.1)
+        while True:
+            self._check_alive(deadline, "the API did not answer")
+            try:
+                requests.get(f"{self.endpoint}/stacks", timeout=5).raise_for_status()
+                return
+            except requests.RequestException:
+                time.sleep(0.1)
+
+    def _check_alive(self, deadline: float, what: str) -> None:
+        for proc in (self.api, *self.engines):
+            if proc.proc is not None and proc.proc.poll() is not None:
+                raise AssertionError(f"{proc.args[0]} exited {proc.proc.returncode}:\n"
+                                     f"{proc.log()}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}:\n{self.logs()}")
+
+    def engine_ids(self) -> dict[str, LoggedProcess]:
+        """Engine id -> its process, read from what each engine logged at its start."""
+        found: dict[str, LoggedProcess] = {}
+        for engine in self.engines:
+            for match in ENGINE_STARTED.finditer(engine.log()):
+                found[match.group(1)] = engine
+        return found
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {p.log_path.name}\n{p.log()[-4000:]}"
+                         for p in (self.api, *self.engines))
+
+    def close(self) -> None:
+        for proc in (self.api, *self.engines):
+            if proc.running:
+                proc.terminate()
