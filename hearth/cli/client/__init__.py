@@ -9,6 +9,7 @@ Command tree::
     hearth resource list|show|metadata|signal|mark-unhealthy
     hearth event list [--follow]|show
     hearth output list|show
+    hearth service list
     hearth template validate --remote   (the local validator otherwise)
 
 See ``connection`` for how the endpoint is chosen.
@@ -16,7 +17,7 @@ See ``connection`` for how the endpoint is chosen.
 
 from __future__ import annotations
 
-from hearth.cli.client import events, resources, stack_actions, stacks, validate
+from hearth.cli.client import events, resources, services, stack_actions, stacks, validate
 from hearth.cli.client.command import Subparsers, group
 
 STACK_HELP = (
@@ -34,3 +35,4 @@ def register(commands: Subparsers) -> None:
     resources.register(commands)
     events.register(commands)
     validate.register(commands)
+    services.register(commands)

@@ -4,6 +4,7 @@ finished by the other."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -99,6 +100,23 @@ def test_calls_answers_and_errors_cross_the_bus(cluster: Cluster, heat: Any) -> 
         assert listed[engine_id]["status"] == "up"
         assert listed[engine_id]["binary"] == "hearth-engine"
         assert listed[engine_id]["updated_at"] is not None
+
+
+def test_service_list_command_shows_every_engine(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hearth.cli.main import main
+
+    for name in ("OS_AUTH_URL", "OS_CLOUD", "OS_TOKEN", "HEARTH_URL", "HEARTH_PROJECT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HEARTH_URL", cluster.endpoint.rsplit("/v1/", 1)[0])
+    monkeypatch.setenv("HEARTH_PROJECT", "demo")
+    capsys.readouterr()
+    assert main(["service", "list", "-f", "json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    up = {row["engine_id"] for row in listed if row["status"] == "up"}
+    assert set(cluster.engine_ids()) <= up
+    assert {row["binary"] for row in listed} == {"hearth-engine"}
 
 
 def test_stacks_are_spread_over_the_engines(cluster: Cluster, heat: Any) -> None:
