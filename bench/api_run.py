@@ -60,7 +60,7 @@ class Server:
             return ""
 
 
-def _wait_ready(server: Server, timeout: float) -> None:
+def wait_ready(server: Server, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while True:
         if server.process.poll() is not None:
@@ -92,7 +92,7 @@ def serving(data_dir: Path, *, start_timeout: float = 60.0) -> Iterator[Server]:
         )
     server = Server(process, f"http://127.0.0.1:{port}", data_dir, log)
     try:
-        _wait_ready(server, start_timeout)
+        wait_ready(server, start_timeout)
         yield server
     finally:
         if process.poll() is None:
@@ -104,6 +104,14 @@ def serving(data_dir: Path, *, start_timeout: float = 60.0) -> Iterator[Server]:
                 process.wait()
 
 
+def _server(data_dir: Path, engines: int) -> Any:
+    if not engines:
+        return serving(data_dir)
+    from bench.cluster_run import cluster_serving
+
+    return cluster_serving(data_dir, engines)
+
+
 def heat_client(endpoint: str) -> Any:
     from heatclient import client
 
@@ -112,12 +120,15 @@ def heat_client(endpoint: str) -> Any:
 
 def run_api(
     case: Case, *, poll: float = 0.05, timeout: float = 3600.0, profile: Path | None = None,
-    profile_gil: bool = False,
+    profile_gil: bool = False, engines: int = 0,
 ) -> Result:
-    """Create then delete ``case`` through ``hearth serve`` with python-heatclient."""
-    result: Result = {"via": "api"}
-    with tempfile.TemporaryDirectory(prefix="hearth-bench-api-") as tmp, serving(
-        Path(tmp)
+    """Create then delete ``case`` through ``hearth serve`` with python-heatclient, or with
+    ``engines`` > 0 through ``hearth api`` and that many ``hearth engine`` processes."""
+    result: Result = {"via": "cluster" if engines else "api"}
+    if engines:
+        result["engines"] = engines
+    with tempfile.TemporaryDirectory(prefix="hearth-bench-api-") as tmp, _server(
+        Path(tmp), engines
     ) as server:
         heat = heat_client(server.endpoint)
         if case.requires:
@@ -132,7 +143,10 @@ def run_api(
             action, status = split_status(str(stack.stack_status))
             return (action, status, str(stack.stack_status_reason or ""))
 
-        result["rss_start_bytes"] = machine.current_rss(server.process.pid)
+        # The server's memory; a cluster's engines are other processes (not measured here).
+        measure_rss = not engines
+        if measure_rss:
+            result["rss_start_bytes"] = machine.current_rss(server.process.pid)
         name = f"bench-{uuid.uuid4().hex[:8]}"
         pid = server.process.pid
         with maybe_recording(pid, profile, "create", gil=profile_gil):
@@ -148,10 +162,12 @@ def run_api(
         result["create_s"] = done - started
         result["create_state"] = state_name(created)
         result["create_reason"] = created[2]
-        result["rss_after_create_bytes"] = machine.current_rss(server.process.pid)
+        if measure_rss:
+            result["rss_after_create_bytes"] = machine.current_rss(server.process.pid)
         db = server.data_dir / "hearth.sqlite"
-        result["db_disk_bytes"] = machine.sqlite_bytes(db)
-        result["db_bytes"] = machine.sqlite_checkpointed_bytes(db)
+        if not engines:
+            result["db_disk_bytes"] = machine.sqlite_bytes(db)
+            result["db_bytes"] = machine.sqlite_checkpointed_bytes(db)
         with maybe_recording(pid, profile, "delete", gil=profile_gil):
             started = time.perf_counter()
             heat.stacks.delete(stack_id)
@@ -160,6 +176,8 @@ def run_api(
             )
         result["delete_s"] = done - started
         result["delete_state"] = state_name(deleted)
-        result["db_bytes_after_delete"] = machine.sqlite_checkpointed_bytes(db)
-        result["peak_rss_bytes"] = machine.peak_rss(server.process.pid)
+        if not engines:
+            result["db_bytes_after_delete"] = machine.sqlite_checkpointed_bytes(db)
+        if measure_rss:
+            result["peak_rss_bytes"] = machine.peak_rss(server.process.pid)
     return result

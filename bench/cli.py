@@ -65,9 +65,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--shape", choices=SHAPES, default="independent")
     p.add_argument("-n", type=int, help="size (default per shape: " + ", ".join(
         f"{k} {v}" for k, v in DEFAULT_N.items()) + ")")
-    p.add_argument("--via", choices=("engine", "api"), default="engine",
+    p.add_argument("--via", choices=("engine", "api", "cluster"), default="engine",
                    help="engine: an in-process Engine on a fresh SQLite file; api: `hearth "
-                   "serve` in a subprocess driven with python-heatclient")
+                   "serve` in a subprocess driven with python-heatclient; cluster: `hearth "
+                   "api` and --engines `hearth engine` processes on this machine's RabbitMQ "
+                   "and a fresh PostgreSQL database")
+    p.add_argument("--engines", type=int, default=2,
+                   help="engine processes with --via cluster (default %(default)s)")
     p.add_argument("--type", dest="kind", choices=tuple(TYPES), default="none",
                    help="none: OS::Heat::None; random: OS::Heat::RandomString")
     p.add_argument("--json", action="store_true",
@@ -122,9 +126,10 @@ def run_case(case: Case, args: argparse.Namespace) -> Result:
     from bench.api_run import run_api
     from bench.engine_run import run_engine
 
-    if args.via == "api":
+    if args.via in ("api", "cluster"):
         measured = run_api(case, poll=args.poll or 0.05, timeout=args.timeout,
-                           profile=args.profile, profile_gil=args.profile_gil)
+                           profile=args.profile, profile_gil=args.profile_gil,
+                           engines=args.engines if args.via == "cluster" else 0)
     else:
         measured = run_engine(case, poll=args.poll or 0.02, timeout=args.timeout,
                               profile=args.profile, profile_gil=args.profile_gil)
