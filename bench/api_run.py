@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 import socket
 import subprocess
 import sys
@@ -95,13 +94,7 @@ def serving(data_dir: Path, *, start_timeout: float = 60.0) -> Iterator[Server]:
         wait_ready(server, start_timeout)
         yield server
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        machine.stop_process(process)
 
 
 def _server(data_dir: Path, engines: int) -> Any:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import signal
 import subprocess
 import sys
 import time
@@ -47,16 +46,6 @@ def _start(args: list[str], log: Path) -> subprocess.Popen[bytes]:
         )
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 @contextmanager
 def cluster_serving(data_dir: Path, engines: int, *,
                     start_timeout: float = 60.0) -> Iterator[Server]:
@@ -75,9 +64,9 @@ def cluster_serving(data_dir: Path, engines: int, *,
         common = ["--config-file", str(conf), "--data-dir", str(data_dir)]
         for i in range(engines):
             process = _start(["engine", "--workers", "1", *common], data_dir / f"engine{i}.log")
-            stack.callback(_stop, process)
+            stack.callback(machine.stop_process, process)
         api = _start(["api", *common], data_dir / "api.log")
-        stack.callback(_stop, api)
+        stack.callback(machine.stop_process, api)
         server = Server(api, f"http://127.0.0.1:{port}", data_dir, data_dir / "api.log")
         wait_ready(server, start_timeout)
         _wait_for_engines(server, start_timeout)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import resource
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -108,3 +109,16 @@ def sqlite_bytes(path: Path) -> int:
         except OSError:
             pass
     return total
+
+
+def stop_process(process: subprocess.Popen[bytes], signum: int = signal.SIGTERM,
+                 timeout: float = 30.0) -> None:
+    """Ask a child process to end with ``signum``; kill it when it does not in time."""
+    if process.poll() is not None:
+        return
+    process.send_signal(signum)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import machine
+
 # "func (path/to/file.py:123)"; --function makes the line the function's first line
 FRAME = re.compile(r"^(?P<func>.*) \((?P<where>[^()]*)\)$")
 
@@ -58,12 +60,7 @@ def recording(pid: int, out: Path, *, rate: int = 100, gil: bool = False) -> Ite
     try:
         yield
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(120)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        machine.stop_process(proc, signal.SIGINT, timeout=120)
 
 
 @contextmanager
