@@ -9,7 +9,7 @@ from typing import Any
 from oslo_config import cfg, generator
 
 # Hearth's own options, then those of the libraries it configures through the same file.
-NAMESPACES = ("hearth", "keystonemiddleware.auth_token", "oslo.policy")
+NAMESPACES = ("hearth", "keystonemiddleware.auth_token", "oslo.policy", "oslo.messaging")
 
 
 def register(commands: Any) -> None:
