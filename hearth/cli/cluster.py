@@ -15,6 +15,7 @@ import re
 import signal
 import socket
 import threading
+import uuid
 import warnings
 from pathlib import Path
 from typing import Any
@@ -221,16 +222,47 @@ def api_worker(
     for thread in threads:
         thread.start()
     stop = _stop_on_signal()
+    reports = ServiceReports(engine, conf)
     try:
-        while not stop.wait(1.0):
-            pass
+        while not stop.wait(reports.interval):
+            reports.beat()
     finally:
         for server in servers:
             close_server(server)
         for thread in threads:
             thread.join(timeout=10)
+        reports.remove()
         transport.cleanup()
     return 0
+
+
+class ServiceReports:
+    """This API worker in the service list: a heartbeat through the engines (the API never
+    opens the database), removed when the worker stops."""
+
+    def __init__(self, engine: Any, conf: cfg.ConfigOpts) -> None:
+        from hearth.common.context import RequestContext
+
+        self.engine = engine
+        self.interval = float(conf.heartbeat_interval)
+        self.host = str(conf.host)
+        self.service_id = str(uuid.uuid4())
+        self.context = RequestContext.admin()
+        self.beat()
+
+    def beat(self) -> None:
+        try:
+            self.engine.report_service(self.context, self.service_id, "hearth-api", self.host,
+                                       max(1, round(self.interval)))
+        except Exception as exc:
+            # No engine answering is no reason to stop serving; the list shows this one down.
+            LOG.warning("API worker %d could not report itself: %s", os.getpid(), exc)
+
+    def remove(self) -> None:
+        try:
+            self.engine.remove_service(self.context, self.service_id)
+        except Exception as exc:
+            LOG.warning("API worker %d could not remove its record: %s", os.getpid(), exc)
 
 
 def _serve(server: Any) -> None:

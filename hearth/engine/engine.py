@@ -93,6 +93,8 @@ class Engine:
         self.stack_list_snapshots = self.reader.list_snapshots
         self.show_snapshot = self.reader.show_snapshot
         self.list_services = self.reader.list_services
+        self.report_service = self.liveness.report_service
+        self.remove_service = self.liveness.remove_service
         self.list_software_configs = self.software.list_software_configs
         self.show_software_config = self.software.show_software_config
         self.create_software_config = self.software.create_software_config

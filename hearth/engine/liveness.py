@@ -12,6 +12,8 @@ import threading
 
 from sqlalchemy.orm import Session
 
+from hearth.common.context import RequestContext
+from hearth.common.errors import Forbidden
 from hearth.engine import states
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore
@@ -73,6 +75,23 @@ class Liveness:
                     self._forget_dead()
             except Exception:
                 LOG.exception("Engine heartbeat failed")
+
+    def report_service(
+        self, ctx: RequestContext, service_id: str, binary: str, host: str,
+        report_interval: int,
+    ) -> None:
+        """An API process's heartbeat, so that it is listed beside the engines."""
+        _require_admin(ctx)
+        with self.core.db.session() as session:
+            lock_store.report_service(session, service_id, host, binary, "api",
+                                      max(1, int(report_interval)))
+
+    def remove_service(self, ctx: RequestContext, service_id: str) -> None:
+        """An API process that stops removes its record (an engine's own is removed by
+        ``unregister``)."""
+        _require_admin(ctx)
+        with self.core.db.session() as session:
+            lock_store.unregister_service(session, service_id)
 
     def _forget_dead(self) -> None:
         """Drop the service records of this host's dead engines once their stacks are taken
@@ -138,3 +157,10 @@ class Liveness:
                 record = ResourceRecord.from_row(row)
                 write_state(session, record, record.action, states.FAILED, reason)
         set_stack_state(session, stack_id, name, action, states.FAILED, reason)
+
+
+def _require_admin(ctx: RequestContext) -> None:
+    # Only Hearth's own API processes report themselves, with an admin context; no REST
+    # route reaches these calls.
+    if not ctx.is_admin:
+        raise Forbidden("service:report")

@@ -58,6 +58,10 @@ def _takes_context(name: str) -> bool:
     return "ctx" in _signature(name).parameters
 
 
+# Reports that need no answer: sent without waiting (the sender goes on even when no engine
+# is there to take them).
+NOTIFICATIONS = frozenset({"report_service", "remove_service"})
+
 # What the wire carries for a call that names no caller.
 NO_CALLER = RequestContext(project_id="")
 
@@ -205,8 +209,7 @@ def engine_server(
     """An RPC server taking the topic's calls (shared with every engine) and its own."""
     target = oslo_messaging.Target(topic=topic, server=server_name, version=VERSION)
     return oslo_messaging.get_rpc_server(
-        transport, target, [EngineEndpoint(engine)], executor="threading",
-        serializer=ContextSerializer(),
+        transport, target, [EngineEndpoint(engine)], serializer=ContextSerializer(),
     )
 
 
@@ -235,6 +238,9 @@ class _BusEngine:
             arguments = dict(signature.bind(None, *args, **kwargs).arguments)
             arguments.pop("self", None)
             context = arguments.pop("ctx", NO_CALLER)
+            if name in NOTIFICATIONS:
+                client.cast(context, name, **arguments)
+                return None
             try:
                 reply = client.call(context, name, **arguments)
             except oslo_messaging.MessagingTimeout:

@@ -240,5 +240,16 @@ class SoftwareCalls(Protocol):
     def delete_software_deployment(self, ctx: RequestContext, deployment_id: str) -> None: ...
 
 
-class EngineAPI(StackCalls, ReadCalls, CatalogCalls, SoftwareCalls, Protocol):
+class ServiceCalls(Protocol):
+    """What an API process tells the engines about itself (for the service list)."""
+
+    def report_service(
+        self, ctx: RequestContext, service_id: str, binary: str, host: str,
+        report_interval: int,
+    ) -> None: ...
+
+    def remove_service(self, ctx: RequestContext, service_id: str) -> None: ...
+
+
+class EngineAPI(StackCalls, ReadCalls, CatalogCalls, SoftwareCalls, ServiceCalls, Protocol):
     """Everything the REST API asks of the engine."""

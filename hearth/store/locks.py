@@ -92,6 +92,23 @@ def register_service(
     )
 
 
+def report_service(
+    session: Session, service_id: str, host: str, binary: str, topic: str,
+    report_interval: int,
+) -> None:
+    """A process other than an engine (an API worker) says it is alive: its record made on
+    its first report, its time updated on every later one."""
+    found = session.execute(
+        update(Service)
+        .where(Service.engine_id == service_id, Service.deleted_at.is_(None))
+        .values(updated_at=utcnow())
+    )
+    if getattr(found, "rowcount", 0) == 0:
+        session.add(Service(engine_id=service_id, host=host, hostname=host, binary=binary,
+                            topic=topic, report_interval=report_interval,
+                            updated_at=utcnow()))
+
+
 def heartbeat(session: Session, engine_id: str) -> None:
     session.execute(
         update(Service)

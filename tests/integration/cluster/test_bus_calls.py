@@ -11,7 +11,7 @@ import pytest
 
 from hearth.common.config import load_config
 from hearth.common.context import RequestContext
-from hearth.common.errors import EntityNotFound, HearthError, StackValidationFailed
+from hearth.common.errors import EntityNotFound, Forbidden, HearthError, StackValidationFailed
 from hearth.engine.engine import Engine
 from hearth.rpc import bus
 from hearth.rpc.protocol import EngineAPI
@@ -107,3 +107,14 @@ def test_context_crosses_with_its_token() -> None:
     back = serializer.deserialize_context(serializer.serialize_context(CTX))
     assert back == CTX
     assert back.auth_token == "tok-1"
+
+
+def test_only_an_admin_context_reports_a_service(engine: Engine) -> None:
+    with pytest.raises(Forbidden):
+        engine.report_service(CTX, "api-1", "hearth-api", "host-a", 5)
+    engine.report_service(RequestContext.admin(), "api-1", "hearth-api", "host-a", 5)
+    listed = {s["engine_id"]: s for s in engine.list_services(RequestContext.admin())}
+    assert listed["api-1"]["binary"] == "hearth-api"
+    assert listed["api-1"]["status"] == "up"
+    engine.remove_service(RequestContext.admin(), "api-1")
+    assert "api-1" not in {s["engine_id"] for s in engine.list_services(RequestContext.admin())}

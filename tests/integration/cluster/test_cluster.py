@@ -100,6 +100,9 @@ def test_calls_answers_and_errors_cross_the_bus(cluster: Cluster, heat: Any) -> 
         assert listed[engine_id]["status"] == "up"
         assert listed[engine_id]["binary"] == "hearth-engine"
         assert listed[engine_id]["updated_at"] is not None
+    # The API's two worker processes report themselves through the engines.
+    apis = [s for s in listed.values() if s["binary"] == "hearth-api" and s["status"] == "up"]
+    assert len(apis) == 2
 
 
 def test_service_list_command_shows_every_engine(
@@ -116,7 +119,7 @@ def test_service_list_command_shows_every_engine(
     listed = json.loads(capsys.readouterr().out)
     up = {row["engine_id"] for row in listed if row["status"] == "up"}
     assert set(cluster.engine_ids()) <= up
-    assert {row["binary"] for row in listed} == {"hearth-engine"}
+    assert {row["binary"] for row in listed} == {"hearth-engine", "hearth-api"}
 
 
 def test_stacks_are_spread_over_the_engines(cluster: Cluster, heat: Any) -> None:

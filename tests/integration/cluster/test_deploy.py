@@ -70,7 +70,8 @@ def test_units_start_two_apis_and_three_engines(
         api.start()
         deadline = time.monotonic() + 90
         engines: list[dict[str, str]] = []
-        while len(engines) < 3:
+        apis: list[dict[str, str]] = []
+        while len(engines) < 3 or len(apis) < 2:
             assert engine.running and api.running, engine.log() + api.log()
             assert time.monotonic() < deadline, engine.log() + api.log()
             time.sleep(0.5)
@@ -79,7 +80,9 @@ def test_units_start_two_apis_and_three_engines(
             except requests.RequestException:
                 continue
             if answer.status_code == 200:
-                engines = [s for s in answer.json()["services"] if s["status"] == "up"]
+                up = [s for s in answer.json()["services"] if s["status"] == "up"]
+                engines = [s for s in up if s["binary"] == "hearth-engine"]
+                apis = [s for s in up if s["binary"] == "hearth-api"]
         assert api.proc is not None and engine.proc is not None
         assert len(psutil.Process(api.proc.pid).children()) == 2
         assert len(psutil.Process(engine.proc.pid).children()) == 3
