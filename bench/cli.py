@@ -73,7 +73,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--engines", type=int, default=2,
                    help="engine processes with --via cluster (default %(default)s)")
     p.add_argument("--type", dest="kind", choices=tuple(TYPES), default="none",
-                   help="none: OS::Heat::None; random: OS::Heat::RandomString")
+                   help="none: OS::Heat::None; random: OS::Heat::RandomString; blocking: "
+                   "Bench::Blocking, 200 ms blocked in each create and delete handler")
     p.add_argument("--json", action="store_true",
                    help="end the output with one line of JSON with every figure")
     p.add_argument("--suite", action="store_true",

@@ -24,7 +24,9 @@ from typing import Any
 
 HOT_VERSION = "2021-04-16"
 SHAPES = ("independent", "chain", "tree", "group", "nested")
-TYPES = {"none": "OS::Heat::None", "random": "OS::Heat::RandomString"}
+# blocking: bench/plugins/blocking.py, 200 ms blocked in each create and delete handler.
+TYPES = {"none": "OS::Heat::None", "random": "OS::Heat::RandomString",
+         "blocking": "Bench::Blocking"}
 GROUP_TYPE = "OS::Heat::ResourceGroup"
 TREE_DEPTH = 4
 NESTED_DEPTH = 5
