@@ -323,7 +323,14 @@ def test_bench_overrides_lift_only_size_limits() -> None:
     names = {name: value for name, _, value in bench_overrides()}
     assert names["max_resources_per_stack"] == -1
     assert set(names) == {"auth_encryption_key", "max_resources_per_stack",
-                          "max_template_size", "max_json_body_size"}
+                          "max_template_size", "max_json_body_size", "plugin_dirs"}
+    # The plugin folder only adds the benchmark's own type; it replaces none of Hearth's.
+    from hearth.resources.registry import PluginRegistry
+
+    with_bench = PluginRegistry.load(plugin_dirs=[str(names["plugin_dirs"])])
+    assert with_bench.get_class("Bench::Blocking").__name__ == "Blocking"
+    assert with_bench.get_class("OS::Heat::None") is PluginRegistry.load().get_class(
+        "OS::Heat::None")
 
 
 def test_config_text() -> None:
