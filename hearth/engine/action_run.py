@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from hearth.common import metrics
 from hearth.common.errors import HearthError
 from hearth.engine import stack_users, states, traversal
 from hearth.engine.cloud_access import service_type_of
@@ -314,6 +315,7 @@ class ActionRun:
             deadline=deadline,
             stop=self.stop,
             aggregate_failures=self.spec.action == states.DELETE,
+            observe=self._observe_step,
         )
         self.runner = runner
         self.core.messages.watch(self.stack_id, self._on_message)
@@ -333,6 +335,9 @@ class ActionRun:
             self.action, self.resource_action, result, self.stop.message, partial_check
         )
         await workers.call(self._finish, success, reason, result.stop)
+
+    def _observe_step(self, node: traversal.Node, outcome: str, seconds: float) -> None:
+        metrics.resource_step(self._node_action(node), outcome, seconds)
 
     def _grace(self, node: traversal.Node) -> float:
         task = self.tasks.get(node)
@@ -527,6 +532,7 @@ class ActionRun:
             grace_period=self._grace,
             deadline=deadline,
             stop=self.stop,
+            observe=self._observe_step,
         )
         self.runner = runner
         return await runner.run()
