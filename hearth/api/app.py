@@ -16,6 +16,8 @@ from hearth.api.catalog import Versions
 from hearth.api.console.routes import RevalidateConsoleFiles, add_console_routes, is_console_path
 from hearth.api.handler import ApiState
 from hearth.api.openapi import OpenApiDocument
+from hearth.api.operations import with_operations
+from hearth.api.request_metrics import RequestMetrics
 from hearth.api.routes import ROUTES, TOKEN_ROUTES, Route
 from hearth.api.signal_urls import TOKEN_PATH
 from hearth.api.stacks import StackArnLookup
@@ -55,7 +57,7 @@ def build_falcon_app(
         revision=str(conf.revision.heat_revision),
         secret_url_attempts=FailedAttempts(int(conf.api.secret_url_failures_per_minute)),
     )
-    middleware: list[Any] = [RequestIdMiddleware(), RevalidateConsoleFiles()]
+    middleware: list[Any] = [RequestMetrics(), RequestIdMiddleware(), RevalidateConsoleFiles()]
     app = falcon.App(middleware=middleware)
     app.req_options.strip_url_path_trailing_slash = True
     app.req_options.keep_blank_qs_values = False
@@ -77,7 +79,8 @@ def build_falcon_app(
 
 
 def build_app(engine: EngineAPI, conf: cfg.ConfigOpts) -> WsgiApp:
-    """The whole WSGI app: routes, behind keystonemiddleware when auth is keystone."""
+    """The whole WSGI app: routes, behind keystonemiddleware when auth is keystone, and
+    ``/healthcheck`` and ``/metrics`` in front, without authentication."""
     urlfetch.configure(conf.template_fetch_allowed_networks, conf.template_fetch_timeout)
     app: WsgiApp = build_falcon_app(engine, conf)
     if conf.api.auth_strategy == "keystone":
@@ -85,7 +88,7 @@ def build_app(engine: EngineAPI, conf: cfg.ConfigOpts) -> WsgiApp:
         # like one can never reach another route unauthenticated.
         signals = build_falcon_app(engine, conf, TOKEN_ROUTES)
         app = _versions_without_auth(keystone_protected(app, conf), app, signals)
-    return app
+    return with_operations(app, conf)
 
 
 def _versions_without_auth(protected: WsgiApp, plain: WsgiApp, signals: WsgiApp) -> WsgiApp:
