@@ -21,7 +21,7 @@ from hearth.api.request_metrics import RequestMetrics
 from hearth.api.routes import ROUTES, TOKEN_ROUTES, Route
 from hearth.api.signal_urls import TOKEN_PATH
 from hearth.api.stacks import StackArnLookup
-from hearth.common import urlfetch
+from hearth.common import logs, urlfetch
 from hearth.common.errors import HearthError
 from hearth.common.policy import Policy
 from hearth.rpc.protocol import EngineAPI
@@ -34,11 +34,16 @@ class RequestIdMiddleware:
 
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
         req.context.request_id = f"req-{uuid.uuid4()}"
+        req.context.log_token = logs.bind_request(req.context.request_id)
 
     def process_response(
         self, req: falcon.Request, resp: falcon.Response, resource: Any, req_succeeded: bool
     ) -> None:
         resp.set_header(REQUEST_ID_HEADER, str(req.context.get("request_id", "")))
+        token = req.context.get("log_token")
+        if token is not None:
+            # The server's thread goes on to other requests.
+            logs.unbind_request(token)
         # Heat answers OPTIONS with 204 and the Allow header; Falcon's default is 200.
         if req.method == "OPTIONS" and resp.status_code == 200 and not resp.text:
             resp.status = 204

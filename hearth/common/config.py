@@ -262,6 +262,15 @@ CFN_API_OPTS: list[cfg.Opt] = [
     ),
 ]
 
+LOG_OPTS: list[cfg.Opt] = [
+    cfg.BoolOpt(
+        "use_json", default=False,
+        help="Write each log line as a JSON object (time, level, logger, message, and "
+        "request_id and stack_id when known) instead of text. oslo.log's option of the same "
+        "name, as Heat reads it.",
+    ),
+]
+
 METRICS_OPTS: list[cfg.Opt] = [
     cfg.BoolOpt(
         "enabled", default=True,
@@ -278,7 +287,7 @@ METRICS_OPTS: list[cfg.Opt] = [
 ]
 
 GROUPS: dict[str, list[cfg.Opt]] = {
-    "DEFAULT": [*DEFAULT_OPTS, *DEFERRED_AUTH_OPTS, *STACK_DOMAIN_OPTS],
+    "DEFAULT": [*DEFAULT_OPTS, *LOG_OPTS, *DEFERRED_AUTH_OPTS, *STACK_DOMAIN_OPTS],
     "api": API_OPTS,
     "cfn_api": CFN_API_OPTS,
     "metrics": METRICS_OPTS,

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from hearth.common import metrics
+from hearth.common import logs, metrics
 from hearth.common.errors import HearthError
 from hearth.engine import stack_users, states, traversal
 from hearth.engine.cloud_access import service_type_of
@@ -283,6 +283,7 @@ class ActionRun:
 
     async def run(self) -> None:
         """Drive the whole action; never raises (failures end as the stack's state)."""
+        logs.bind_stack(self.stack_id)
         try:
             await self._run()
         except asyncio.CancelledError:
