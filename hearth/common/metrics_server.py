@@ -63,8 +63,18 @@ def registry() -> Collector:
 
 
 def metrics_app() -> Any:
-    """The WSGI app that answers ``GET /metrics`` in Prometheus's text format."""
-    return make_wsgi_app(registry())
+    """The WSGI app that answers ``GET /metrics`` in Prometheus's text format; it follows
+    the mode of the moment, so it may be built before ``prepare_multiprocess``."""
+    apps: dict[str | None, Any] = {}
+
+    def app(environ: dict[str, Any], start_response: Any) -> Any:
+        mode = os.environ.get(MULTIPROC_ENV)
+        inner = apps.get(mode)
+        if inner is None:
+            inner = apps[mode] = make_wsgi_app(registry())
+        return inner(environ, start_response)
+
+    return app
 
 
 @dataclass

@@ -121,9 +121,9 @@ def test_engine_bind_is_off_unless_set() -> None:
 FORKED_WORKERS = """
 import os, sys
 from hearth.common import metrics
-from hearth.common.metrics_server import prepare_multiprocess, process_exited, registry
-from prometheus_client import generate_latest
+from hearth.common.metrics_server import metrics_app, prepare_multiprocess, process_exited
 
+scrape = metrics_app()  # an app built before the switch follows it
 prepare_multiprocess(sys.argv[1])
 pids = []
 for n in range(3):
@@ -135,7 +135,9 @@ for n in range(3):
 for pid in pids:
     os.waitpid(pid, 0)
     process_exited(pid)
-sys.stdout.write(generate_latest(registry()).decode())
+environ = {"REQUEST_METHOD": "GET", "PATH_INFO": "/metrics", "QUERY_STRING": ""}
+body = b"".join(scrape(environ, lambda status, headers: None))
+sys.stdout.write(body.decode())
 """
 
 
