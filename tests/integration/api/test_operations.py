@@ -1,5 +1,8 @@
 """What operators' tools read from the API without a token: ``/healthcheck`` (a load balancer
-takes a server out while its disable file exists) and ``/metrics`` (Prometheus)."""
+takes a server out while its disable file exists) and ``/metrics`` (Prometheus).
+
+Metrics are counted per process: the tests that compare them read a ``hearth serve`` process
+of their own, where no other test's engine runs."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from hearth.cli.serve import RunningServer, serving
 from hearth.common.config import load_config
 from tests.integration.api.conftest import NOAUTH_PROJECT, server_conf
+from tests.integration.serve_process import ServeProcess
 
 NONE_STACK = {
     "heat_template_version": "2018-08-31",
@@ -30,6 +34,17 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def server(data_dir: Path) -> Iterator[RunningServer]:
     with serving(server_conf(data_dir)) as running:
         yield running
+
+
+@pytest.fixture(scope="module")
+def own_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    data = tmp_path_factory.mktemp("metrics") / "hearth"
+    process = ServeProcess(data, f"sqlite:///{data / 'hearth.sqlite'}")
+    process.start()
+    try:
+        yield process
+    finally:
+        process.close()
 
 
 def samples(url: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
@@ -100,10 +115,10 @@ def test_root_still_sends_browsers_to_the_console_and_clients_the_versions(
     assert client.json()["versions"][0]["id"] == "v1.0"
 
 
-def test_metrics_count_a_stack_create(server: RunningServer) -> None:
-    before = samples(server.url)
-    create_and_wait(server.url, "counted")
-    after = samples(server.url)
+def test_metrics_count_a_stack_create(own_process: ServeProcess) -> None:
+    before = samples(own_process.url)
+    create_and_wait(own_process.url, "counted")
+    after = samples(own_process.url)
 
     steps = ("hearth_resource_steps_total", {"action": "CREATE", "outcome": "complete"})
     assert value(after, steps[0], **steps[1]) - value(before, steps[0], **steps[1]) == 3
@@ -125,10 +140,10 @@ def test_metrics_count_a_stack_create(server: RunningServer) -> None:
     assert value(after, "hearth_engine_queue_depth", queue="service_slots") == 0
 
 
-def test_request_labels_are_route_templates(server: RunningServer) -> None:
-    requests.get(f"{server.url}/v1/{NOAUTH_PROJECT}/stacks/no-such-stack", timeout=30)
-    requests.get(f"{server.url}/no/such/path", timeout=30)
-    routes = {dict(labels).get("route") for name, labels in samples(server.url)
+def test_request_labels_are_route_templates(own_process: ServeProcess) -> None:
+    requests.get(f"{own_process.url}/v1/{NOAUTH_PROJECT}/stacks/no-such-stack", timeout=30)
+    requests.get(f"{own_process.url}/no/such/path", timeout=30)
+    routes = {dict(labels).get("route") for name, labels in samples(own_process.url)
               if name == "hearth_api_requests_total"}
     assert "/v1/{tenant_id}/stacks/{stack_name}" in routes
     assert "unmatched" in routes
