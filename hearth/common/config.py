@@ -281,8 +281,8 @@ METRICS_OPTS: list[cfg.Opt] = [
     cfg.StrOpt(
         "engine_bind", default="",
         help="HOST:PORT where a process that has no API (an engine worker) serves its "
-        "Prometheus metrics at /metrics (port 0: a free one, logged). Empty: not served. "
-        "A process with the API serves them there instead.",
+        "Prometheus metrics at /metrics; worker N of one parent uses PORT+N (port 0: a free "
+        "one each, logged). Empty: not served. A process with the API serves them there.",
     ),
 ]
 

@@ -52,10 +52,10 @@ class ContextFilter(logging.Filter):
 
 
 def json_formatter() -> logging.Formatter:
-    """time (ISO 8601, UTC), level, logger, message, then any extra fields of the record
-    (request_id, stack_id, exc_info...)."""
+    """time (ISO 8601, UTC), level, logger, message, process (the worker's pid), then any
+    extra fields of the record (request_id, stack_id, exc_info...)."""
     return JsonFormatter(
-        "{levelname}{name}{message}", style="{",
+        "{levelname}{name}{message}{process}", style="{",
         rename_fields={"levelname": "level", "name": "logger"}, timestamp="time",
     )
 
@@ -64,12 +64,14 @@ class _HearthHandler(logging.StreamHandler):  # type: ignore[type-arg]
     """The handler ``setup_logging`` installs (and replaces when called again)."""
 
 
-def setup_logging(conf: cfg.ConfigOpts, stream: IO[str] | None = None) -> logging.Handler:
+def setup_logging(
+    conf: cfg.ConfigOpts, stream: IO[str] | None = None, *, text_format: str = TEXT_FORMAT
+) -> logging.Handler:
     """Send INFO and above of every logger to ``stream`` (standard error by default), as
-    text or JSON according to ``[DEFAULT] use_json``. Called once at a server process's
-    start; calling it again replaces what it installed before."""
+    text (``text_format``) or JSON according to ``[DEFAULT] use_json``. Called once at a
+    server process's start; calling it again replaces what it installed before."""
     handler = _HearthHandler(stream if stream is not None else sys.stderr)
-    handler.setFormatter(json_formatter() if conf.use_json else logging.Formatter(TEXT_FORMAT))
+    handler.setFormatter(json_formatter() if conf.use_json else logging.Formatter(text_format))
     handler.addFilter(ContextFilter())
     root = logging.getLogger()
     for old in [h for h in root.handlers if isinstance(h, _HearthHandler)]:

@@ -121,12 +121,15 @@ def parse_engine_bind(text: str) -> tuple[str, int] | None:
     return host.strip("[]"), int(port)
 
 
-def start_engine_metrics(conf: cfg.ConfigOpts) -> MetricsServer | None:
+def start_engine_metrics(conf: cfg.ConfigOpts, worker: int = 0) -> MetricsServer | None:
     """The metrics server ``[metrics] engine_bind`` asks for, started; None when it is empty
-    or ``[metrics] enabled`` is false."""
+    or ``[metrics] enabled`` is false. Engine worker ``worker`` (0, 1, ... of one parent)
+    serves on the configured port plus ``worker``, so that each has a port of its own that
+    stays the same when it is started again (port 0: a free port each)."""
     bind = parse_engine_bind(str(conf.metrics.engine_bind or ""))
     if bind is None or not conf.metrics.enabled:
         return None
-    server = serve_metrics(*bind)
+    host, port = bind
+    server = serve_metrics(host, port + worker if port else 0)
     LOG.info("Metrics on %s", server.url)
     return server

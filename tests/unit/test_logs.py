@@ -6,6 +6,7 @@ import asyncio
 import io
 import json
 import logging
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -37,6 +38,7 @@ def test_json_lines_carry_time_level_logger_message(root_logging: None) -> None:
     assert record["logger"] == "hearth.test"
     assert record["message"] == "disk /var is full"
     assert record["time"].startswith("20") and "T" in record["time"]
+    assert record["process"] == os.getpid()
     assert "request_id" not in record and "stack_id" not in record
 
 

@@ -4,6 +4,7 @@ server, and API worker processes that share their totals (multiprocess mode)."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import subprocess
 import sys
 import textwrap
@@ -116,6 +117,35 @@ def test_engine_bind_is_off_unless_set() -> None:
         assert requests.get(server.url, timeout=30).status_code == 200
     finally:
         server.close()
+
+
+def two_free_ports() -> int:
+    """A port p such that p and p + 1 are both free (now)."""
+    for _ in range(20):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = int(probe.getsockname()[1])
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port + 1))
+                return port
+            except OSError:
+                continue
+    pytest.skip("no two consecutive free ports")
+
+
+def test_each_engine_worker_has_a_port_of_its_own() -> None:
+    port = two_free_ports()
+    conf = load_config(overrides=[("engine_bind", "metrics", f"127.0.0.1:{port}")])
+    first, second = start_engine_metrics(conf, 0), start_engine_metrics(conf, 1)
+    assert first is not None and second is not None
+    try:
+        assert (first.port, second.port) == (port, port + 1)
+        for server in (first, second):
+            assert requests.get(server.url, timeout=30).status_code == 200
+    finally:
+        first.close()
+        second.close()
 
 
 # Run in a process of its own: the multiprocess mode changes prometheus_client for good.
