@@ -10,7 +10,7 @@ from oslo_config import cfg
 from oslo_middleware.healthcheck import Healthcheck
 
 from hearth.api.auth import WsgiApp
-from hearth.common.config import healthcheck_disable_path, healthcheck_opts
+from hearth.common.config import healthcheck_disable_path
 from hearth.common.metrics_server import metrics_app
 
 HEALTHCHECK_PATH = "/healthcheck"
@@ -21,7 +21,6 @@ def healthcheck(app: WsgiApp, conf: cfg.ConfigOpts) -> WsgiApp:
     """oslo.middleware's Healthcheck over ``conf``: 200 ``OK``, or 503 ``DISABLED BY FILE``
     while the disable file exists. Requests it declines (``allowed_source_ranges``,
     ``ignore_proxied_requests``) go on to ``app`` like any other path."""
-    conf.register_opts(healthcheck_opts(), group="healthcheck")  # a conf not made by load_config
     conf.set_default("disable_by_file_path", healthcheck_disable_path(conf), group="healthcheck")
     middleware: WsgiApp = Healthcheck(app, conf)
     return middleware

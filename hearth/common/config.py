@@ -322,7 +322,8 @@ def healthcheck_opts() -> list[cfg.Opt]:
 def register_opts(conf: cfg.ConfigOpts) -> None:
     for group, opts in GROUPS.items():
         conf.register_opts(opts, group=None if group == "DEFAULT" else group)
-    conf.register_opts(healthcheck_opts(), group="healthcheck")
+    # Not [healthcheck]: the API registers it (hearth.api.operations); a process without the
+    # API does not load oslo.middleware for nothing.
 
 
 def load_config(
@@ -359,6 +360,7 @@ def healthcheck_disable_path(conf: cfg.ConfigOpts) -> str:
     """The file whose presence makes ``/healthcheck`` answer 503 (the ``disable_by_file``
     backend): ``[healthcheck] disable_by_file_path``, else ``healthcheck_disable`` in the
     data directory."""
+    conf.register_opts(healthcheck_opts(), group="healthcheck")
     return str(conf.healthcheck.disable_by_file_path
                or data_dir(conf) / "healthcheck_disable")
 
