@@ -16,10 +16,12 @@ from hearth.api.catalog import Versions
 from hearth.api.console.routes import RevalidateConsoleFiles, add_console_routes, is_console_path
 from hearth.api.handler import ApiState
 from hearth.api.openapi import OpenApiDocument
+from hearth.api.operations import with_operations
+from hearth.api.request_metrics import RequestMetrics
 from hearth.api.routes import ROUTES, TOKEN_ROUTES, Route
 from hearth.api.signal_urls import TOKEN_PATH
 from hearth.api.stacks import StackArnLookup
-from hearth.common import urlfetch
+from hearth.common import logs, urlfetch
 from hearth.common.errors import HearthError
 from hearth.common.policy import Policy
 from hearth.rpc.protocol import EngineAPI
@@ -32,11 +34,16 @@ class RequestIdMiddleware:
 
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
         req.context.request_id = f"req-{uuid.uuid4()}"
+        req.context.log_token = logs.bind_request(req.context.request_id)
 
     def process_response(
         self, req: falcon.Request, resp: falcon.Response, resource: Any, req_succeeded: bool
     ) -> None:
         resp.set_header(REQUEST_ID_HEADER, str(req.context.get("request_id", "")))
+        token = req.context.get("log_token")
+        if token is not None:
+            # The server's thread goes on to other requests.
+            logs.unbind_request(token)
         # Heat answers OPTIONS with 204 and the Allow header; Falcon's default is 200.
         if req.method == "OPTIONS" and resp.status_code == 200 and not resp.text:
             resp.status = 204
@@ -55,7 +62,7 @@ def build_falcon_app(
         revision=str(conf.revision.heat_revision),
         secret_url_attempts=FailedAttempts(int(conf.api.secret_url_failures_per_minute)),
     )
-    middleware: list[Any] = [RequestIdMiddleware(), RevalidateConsoleFiles()]
+    middleware: list[Any] = [RequestMetrics(), RequestIdMiddleware(), RevalidateConsoleFiles()]
     app = falcon.App(middleware=middleware)
     app.req_options.strip_url_path_trailing_slash = True
     app.req_options.keep_blank_qs_values = False
@@ -77,7 +84,8 @@ def build_falcon_app(
 
 
 def build_app(engine: EngineAPI, conf: cfg.ConfigOpts) -> WsgiApp:
-    """The whole WSGI app: routes, behind keystonemiddleware when auth is keystone."""
+    """The whole WSGI app: routes, behind keystonemiddleware when auth is keystone, and
+    ``/healthcheck`` and ``/metrics`` in front, without authentication."""
     urlfetch.configure(conf.template_fetch_allowed_networks, conf.template_fetch_timeout)
     app: WsgiApp = build_falcon_app(engine, conf)
     if conf.api.auth_strategy == "keystone":
@@ -85,7 +93,7 @@ def build_app(engine: EngineAPI, conf: cfg.ConfigOpts) -> WsgiApp:
         # like one can never reach another route unauthenticated.
         signals = build_falcon_app(engine, conf, TOKEN_ROUTES)
         app = _versions_without_auth(keystone_protected(app, conf), app, signals)
-    return app
+    return with_operations(app, conf)
 
 
 def _versions_without_auth(protected: WsgiApp, plain: WsgiApp, signals: WsgiApp) -> WsgiApp:

@@ -20,6 +20,7 @@ from oslo_config import cfg
 from hearth.common.blocking import SpareThreads
 from hearth.common.config import data_dir, load_config
 from hearth.common.errors import HearthError
+from hearth.common.logs import setup_logging
 
 if TYPE_CHECKING:
     from hearth.engine.engine import Engine
@@ -294,8 +295,8 @@ def serving(conf: cfg.ConfigOpts) -> Iterator[RunningServer]:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     conf = server_config(args)
+    setup_logging(conf)
     running = start_server(conf)
 
     def shutdown(signum: int, frame: Any) -> None:

@@ -262,10 +262,35 @@ CFN_API_OPTS: list[cfg.Opt] = [
     ),
 ]
 
+LOG_OPTS: list[cfg.Opt] = [
+    cfg.BoolOpt(
+        "use_json", default=False,
+        help="Write each log line as a JSON object (time, level, logger, message, and "
+        "request_id and stack_id when known) instead of text. oslo.log's option of the same "
+        "name, as Heat reads it.",
+    ),
+]
+
+METRICS_OPTS: list[cfg.Opt] = [
+    cfg.BoolOpt(
+        "enabled", default=True,
+        help="Serve Prometheus metrics at /metrics on the API, without authentication "
+        "(as /healthcheck): switch it off where the API's address is reachable by those "
+        "who should not read them.",
+    ),
+    cfg.StrOpt(
+        "engine_bind", default="",
+        help="HOST:PORT where a process that has no API (an engine worker) serves its "
+        "Prometheus metrics at /metrics; worker N of one parent uses PORT+N (port 0: a free "
+        "one each, logged). Empty: not served. A process with the API serves them there.",
+    ),
+]
+
 GROUPS: dict[str, list[cfg.Opt]] = {
-    "DEFAULT": [*DEFAULT_OPTS, *DEFERRED_AUTH_OPTS, *STACK_DOMAIN_OPTS],
+    "DEFAULT": [*DEFAULT_OPTS, *LOG_OPTS, *DEFERRED_AUTH_OPTS, *STACK_DOMAIN_OPTS],
     "api": API_OPTS,
     "cfn_api": CFN_API_OPTS,
+    "metrics": METRICS_OPTS,
     "database": DATABASE_OPTS,
     "yaql": YAQL_OPTS,
     "revision": REVISION_OPTS,
@@ -275,12 +300,30 @@ GROUPS: dict[str, list[cfg.Opt]] = {
 
 def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
     """The option definitions, for oslo-config-generator (entry point ``hearth``)."""
-    return [(group, list(opts)) for group, opts in GROUPS.items()]
+    return [(group, list(opts)) for group, opts in GROUPS.items()] + [
+        ("healthcheck", healthcheck_opts())]
+
+
+def healthcheck_opts() -> list[cfg.Opt]:
+    """oslo.middleware's ``[healthcheck]`` options, with Hearth's defaults: the
+    ``disable_by_file`` backend on, as Heat's api-paste.ini has it.
+
+    Imported only when asked for: oslo.middleware costs client commands a tenth of a second.
+    """
+    from oslo_middleware.healthcheck import opts
+
+    cfg.set_defaults(opts.HEALTHCHECK_OPTS, backends=["disable_by_file"])
+    # Unset, the file is looked for in the data directory (``healthcheck_disable_path``).
+    opts.DISABLE_BY_FILE_OPTS[0].sample_default = "<data_dir>/healthcheck_disable"
+    return [*opts.HEALTHCHECK_OPTS, *opts.DISABLE_BY_FILE_OPTS, *opts.DISABLE_BY_FILES_OPTS,
+            *opts.ENABLE_BY_FILES_OPTS]
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
     for group, opts in GROUPS.items():
         conf.register_opts(opts, group=None if group == "DEFAULT" else group)
+    # Not [healthcheck]: the API registers it (hearth.api.operations); a process without the
+    # API does not load oslo.middleware for nothing.
 
 
 def load_config(
@@ -311,6 +354,15 @@ def default_data_dir() -> Path:
 
 def data_dir(conf: cfg.ConfigOpts) -> Path:
     return Path(conf.data_dir) if conf.data_dir else default_data_dir()
+
+
+def healthcheck_disable_path(conf: cfg.ConfigOpts) -> str:
+    """The file whose presence makes ``/healthcheck`` answer 503 (the ``disable_by_file``
+    backend): ``[healthcheck] disable_by_file_path``, else ``healthcheck_disable`` in the
+    data directory."""
+    conf.register_opts(healthcheck_opts(), group="healthcheck")
+    return str(conf.healthcheck.disable_by_file_path
+               or data_dir(conf) / "healthcheck_disable")
 
 
 def api_public_url(conf: cfg.ConfigOpts) -> str:

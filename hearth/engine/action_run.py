@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from hearth.common import logs, metrics
 from hearth.common.errors import HearthError
 from hearth.engine import stack_users, states, traversal
 from hearth.engine.cloud_access import service_type_of
@@ -282,6 +283,7 @@ class ActionRun:
 
     async def run(self) -> None:
         """Drive the whole action; never raises (failures end as the stack's state)."""
+        logs.bind_stack(self.stack_id)
         try:
             await self._run()
         except asyncio.CancelledError:
@@ -314,6 +316,7 @@ class ActionRun:
             deadline=deadline,
             stop=self.stop,
             aggregate_failures=self.spec.action == states.DELETE,
+            observe=self._observe_step,
         )
         self.runner = runner
         self.core.messages.watch(self.stack_id, self._on_message)
@@ -333,6 +336,9 @@ class ActionRun:
             self.action, self.resource_action, result, self.stop.message, partial_check
         )
         await workers.call(self._finish, success, reason, result.stop)
+
+    def _observe_step(self, node: traversal.Node, outcome: str, seconds: float) -> None:
+        metrics.resource_step(self._node_action(node), outcome, seconds)
 
     def _grace(self, node: traversal.Node) -> float:
         task = self.tasks.get(node)
@@ -527,6 +533,7 @@ class ActionRun:
             grace_period=self._grace,
             deadline=deadline,
             stop=self.stop,
+            observe=self._observe_step,
         )
         self.runner = runner
         return await runner.run()

@@ -9,12 +9,13 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from oslo_config import cfg
 
 from hearth.clients.manager import CloudClients
 from hearth.clients.settings import ClientSettings
+from hearth.common import metrics
 from hearth.common.config import EngineLimits, api_public_url, cfn_public_url
 from hearth.common.policy import Policy
 from hearth.engine.cloud_access import StackClouds
@@ -80,6 +81,23 @@ class EngineSettings:
         return timedelta(seconds=self.heartbeat_interval * self.dead_after_heartbeats)
 
 
+class ServiceSlots(asyncio.Semaphore):
+    """The steps of one service's types that may run at once, counting those that wait."""
+
+    def __init__(self, value: int) -> None:
+        super().__init__(value)
+        self.waiting = 0
+
+    async def acquire(self) -> Literal[True]:
+        if not self.locked():
+            return await super().acquire()
+        self.waiting += 1
+        try:
+            return await super().acquire()
+        finally:
+            self.waiting -= 1
+
+
 class Workers:
     """The engine's event loop (one thread, drives actions) and its pool of worker threads.
 
@@ -105,6 +123,12 @@ class Workers:
 
     def call_soon(self, fn: Callable[[], None]) -> None:
         self.loop.call_soon_threadsafe(fn)
+
+    def queued(self) -> int:
+        """Calls waiting for a free worker thread."""
+        # The executor's own queue (no public count); read only when metrics are collected.
+        queue = getattr(self.pool, "_work_queue", None)
+        return queue.qsize() if queue is not None else 0
 
     def stop(self, timeout: float = 10.0) -> None:
         if self.loop.is_closed():
@@ -162,7 +186,7 @@ class EngineCore:
         # Software configs and deployments (set when the engine is wired).
         self.software: SoftwareService | None = None
         self._clouds: StackClouds | None = None
-        self._service_slots: dict[str, asyncio.Semaphore] = {}
+        self._service_slots: dict[str, ServiceSlots] = {}
         # What the template language may make here (sizes of templates and of values).
         self.template_limits = Limits(
             max_template_size=self.limits.max_template_size,
@@ -175,6 +199,7 @@ class EngineCore:
         # Set when the engine stops: the actions it ran are left IN_PROGRESS, as they are,
         # for the next engine to carry on (not failed as cancelled).
         self.handing_over = False
+        metrics.watch_queues(self)
 
     def preflight(self, request: StackRequest, *, outputs: bool) -> None:
         """Refuse a request whose template work is over its budgets, before any of it runs
@@ -182,13 +207,21 @@ class EngineCore:
         if self.template_sandbox is not None:
             self.template_sandbox.check_template(request, outputs=outputs)
 
-    def service_slots(self, service: str) -> asyncio.Semaphore:
+    def service_slots(self, service: str) -> ServiceSlots:
         """The steps of one service's types that may run at once (on the engine's loop)."""
         slots = self._service_slots.get(service)
         if slots is None:
-            slots = asyncio.Semaphore(self.settings.clients.service_concurrency)
+            slots = ServiceSlots(self.settings.clients.service_concurrency)
             self._service_slots[service] = slots
         return slots
+
+    def queue_depths(self) -> dict[str, int]:
+        """Resource steps ready but waiting, by what they wait for (``hearth.common.metrics``
+        reads it from another thread: only counts are read, nothing is changed)."""
+        return {
+            "worker_threads": self.workers.queued(),
+            "service_slots": sum(s.waiting for s in list(self._service_slots.values())),
+        }
 
     @property
     def clouds(self) -> StackClouds:

@@ -12,9 +12,11 @@ so one bad request fails only its own step.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from hearth.common import metrics
 from hearth.store import batch
 from hearth.store.db import Database
 
@@ -54,8 +56,7 @@ class Journal:
 
     def _write(self, requests: list[_Request]) -> list[BaseException | None]:
         try:
-            with self._db.engine.begin() as conn:
-                batch.apply(conn, [w for writes, _ in requests for w in writes])
+            self._transaction([w for writes, _ in requests for w in writes])
             return [None] * len(requests)
         except Exception as exc:
             if len(requests) == 1:
@@ -63,12 +64,19 @@ class Journal:
         outcomes: list[BaseException | None] = []
         for writes, _ in requests:
             try:
-                with self._db.engine.begin() as conn:
-                    batch.apply(conn, writes)
+                self._transaction(writes)
                 outcomes.append(None)
             except Exception as exc:
                 outcomes.append(exc)
         return outcomes
+
+    def _transaction(self, writes: Sequence[batch.Write]) -> None:
+        started = time.perf_counter()
+        try:
+            with self._db.engine.begin() as conn:
+                batch.apply(conn, writes)
+        finally:
+            metrics.db_transaction("journal", time.perf_counter() - started)
 
     def _written(
         self, requests: list[_Request], future: asyncio.Future[list[BaseException | None]]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import time
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -81,6 +82,7 @@ class GraphRunner(Generic[K]):
         deadline: float | None = None,
         stop: StopSignal | None = None,
         aggregate_failures: bool = False,
+        observe: Callable[[K, str, float], None] | None = None,
     ) -> None:
         self._requires = {k: set(v) for k, v in requires.items()}
         self._run = run
@@ -90,6 +92,9 @@ class GraphRunner(Generic[K]):
         self._stop = stop or StopSignal()
         # Delete goes on with every branch a failure does not block (Heat aggregates there).
         self._aggregate = aggregate_failures
+        # Told of each node that ran: (node, "complete"|"failed"|"cancelled", seconds).
+        self._observe = observe
+        self._started: dict[K, float] = {}
         self.result: GraphResult[K] = GraphResult()
         self.result.completed.update(k for k in already_done if k in self._requires)
         self._dependants: dict[K, set[K]] = {k: set() for k in self._requires}
@@ -164,6 +169,8 @@ class GraphRunner(Generic[K]):
                             task = asyncio.ensure_future(self._run(node))
                             task.add_done_callback(on_done)
                             running[task] = node
+                            if self._observe is not None:
+                                self._started[node] = time.perf_counter()
                 if not running:
                     break
                 timeout = self._next_timeout(loop.time(), grace_deadline)
@@ -186,6 +193,8 @@ class GraphRunner(Generic[K]):
                 for done in ended:
                     node = running.pop(done)
                     self._ready.extend(self._finish(node, done))
+                    if self._observe is not None:
+                        self._observed(node)
                     if node in self.result.failed:
                         blocked |= self._all_dependants(node)
                         if self.result.stop is None:
@@ -203,6 +212,18 @@ class GraphRunner(Generic[K]):
             - self.result.cancelled
         )
         return self.result
+
+    def _observed(self, node: K) -> None:
+        started = self._started.pop(node, None)
+        if started is None or self._observe is None or node in self.result.not_started:
+            return  # a node that found the graph stopping did nothing
+        if node in self.result.failed:
+            outcome = "failed"
+        elif node in self.result.cancelled:
+            outcome = "cancelled"
+        else:
+            outcome = "complete"
+        self._observe(node, outcome, time.perf_counter() - started)
 
     def _grace_for(self, node: K) -> float:
         return self._grace(node) if self._grace is not None else self._error_wait

@@ -14,6 +14,7 @@ from sqlalchemy.engine import URL, Connection
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
+from hearth.common import metrics
 from hearth.store.sealing import EncryptorSource, use_encryptor
 from hearth.store.types import json_dumps
 
@@ -94,8 +95,12 @@ class Database:
         locked" when a read turns into a write. ``readonly=True`` sessions skip that lock.
         """
         bind = self._readonly_engine if readonly else self.engine
-        with self._sessions(bind=bind) as session, session.begin():
-            yield session
+        started = time.perf_counter()
+        try:
+            with self._sessions(bind=bind) as session, session.begin():
+                yield session
+        finally:
+            metrics.db_transaction("session", time.perf_counter() - started)
 
     def seal_with(self, source: EncryptorSource) -> None:
         """Encrypt the sealed columns this database's sessions write with ``source()``."""

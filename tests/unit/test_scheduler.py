@@ -125,3 +125,26 @@ def test_the_deadline_cancels_what_runs() -> None:
 def test_an_unknown_requirement_is_refused() -> None:
     with pytest.raises(ValueError, match="requires unknown nodes"):
         GraphRunner({"a": {"missing"}}, lambda n: asyncio.sleep(0))
+
+
+def test_each_node_that_ran_is_observed_once_with_its_outcome() -> None:
+    from hearth.engine.scheduler import NotStarted
+
+    seen: list[tuple[str, str]] = []
+
+    async def node(_: GraphRunner[str], name: str) -> None:
+        if name == "bad":
+            raise RuntimeError("boom")
+        if name == "skipped":
+            raise NotStarted(name)
+        if name == "slow":
+            await asyncio.sleep(30)
+
+    result = run(
+        {"ok": set(), "bad": {"ok"}, "slow": {"ok"}, "skipped": {"ok"}, "after": {"bad"}},
+        node, error_wait_time=0.0,
+        observe=lambda name, outcome, seconds: seen.append((name, outcome)),
+    )
+    assert result.failed.keys() == {"bad"}
+    # "after" never ran (its requirement failed), "skipped" did nothing: neither is a step.
+    assert sorted(seen) == [("bad", "failed"), ("ok", "complete"), ("slow", "cancelled")]

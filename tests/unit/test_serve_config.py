@@ -61,6 +61,15 @@ def test_config_sample_lists_every_option_group(capsys: pytest.CaptureFixture[st
     assert "#max_json_body_size = 1048576" in sample
 
 
+def test_config_sample_lists_the_operations_options(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["config", "sample"]) == 0
+    sample = capsys.readouterr().out
+    for line in ("[healthcheck]", "#backends = disable_by_file",
+                 "#disable_by_file_path = <data_dir>/healthcheck_disable",
+                 "[metrics]", "#enabled = true", "#engine_bind =", "#use_json = false"):
+        assert line in sample.splitlines()
+
+
 def test_config_file_has_heats_spelling_before_or_after_serve(tmp_path: Path) -> None:
     config = tmp_path / "hearth.conf"
     config.write_text("[DEFAULT]\nmax_stacks_per_tenant = 9\n")
