@@ -12,11 +12,14 @@ import argparse
 import logging
 import os
 import re
+import shutil
 import signal
 import socket
+import tempfile
 import threading
 import uuid
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +35,8 @@ from hearth.cli.serve import (
 from hearth.cli.workers import Workers
 from hearth.common.config import data_dir, database_url
 from hearth.common.errors import HearthError
+from hearth.common.logs import TEXT_FORMAT_WITH_PID, setup_logging
+from hearth.common.metrics_server import prepare_multiprocess, start_engine_metrics
 
 LOG = logging.getLogger("hearth.cluster")
 
@@ -82,6 +87,7 @@ def _config(args: argparse.Namespace) -> cfg.ConfigOpts:
     from hearth.rpc import bus
 
     bus.register_options(conf)
+    setup_logging(conf, text_format=TEXT_FORMAT_WITH_PID)
     # oslo.messaging's default, rabbit://, is RabbitMQ on this host as guest.
     LOG.info("Message bus: %s, topic %s", _without_password(str(conf.transport_url)),
              conf.engine_topic)
@@ -99,25 +105,24 @@ def _worker_count(configured: int, given: int | None) -> int:
     return count or os.cpu_count() or 1
 
 
-def _logging() -> None:
+def _quiet_warnings() -> None:
     # oslo.messaging imports eventlet's helpers (never used here: its threading executor is);
     # their deprecation warnings would only be noise in every log.
     warnings.filterwarnings("ignore", category=Warning, module=r"(oslo_\w+|eventlet)\b")
-    logging.basicConfig(level=logging.INFO,
-                        format="%(asctime)s %(process)d %(levelname)s %(name)s %(message)s")
 
 
-def _run(count: int, target: Any, name: str) -> int:
-    """One worker runs in this process; more are forked and kept running by this one."""
+def _run(count: int, target: Callable[[int], int], name: str) -> int:
+    """One worker runs in this process; more are forked and kept running by this one. The
+    target gets the worker's slot, 0 to count - 1 (kept by a worker started again)."""
     if count == 1:
-        return int(target())
+        return int(target(0))
     return Workers(count, target, name).run()
 
 
 # --- hearth engine -------------------------------------------------------------------------
 
 def cmd_engine(args: argparse.Namespace) -> int:
-    _logging()
+    _quiet_warnings()
     conf = _config(args)
     from hearth.store.migrate import ensure_schema
 
@@ -126,10 +131,10 @@ def cmd_engine(args: argparse.Namespace) -> int:
     # Once, before the workers start: each of them then finds the schema current.
     ensure_schema(database_url(conf))
     count = _worker_count(conf.num_engine_workers, args.workers)
-    return _run(count, lambda: engine_worker(conf), "engine")
+    return _run(count, lambda slot: engine_worker(conf, slot), "engine")
 
 
-def engine_worker(conf: cfg.ConfigOpts) -> int:
+def engine_worker(conf: cfg.ConfigOpts, slot: int = 0) -> int:
     from hearth.engine.engine import Engine
     from hearth.rpc import bus
 
@@ -139,6 +144,8 @@ def engine_worker(conf: cfg.ConfigOpts) -> int:
     transport = bus.get_transport(conf)
     server = bus.engine_server(transport, conf.engine_topic, engine, engine.core.engine_id)
     server.start()
+    # Each worker its own port ([metrics] engine_bind's + slot), the same after a restart.
+    metrics = start_engine_metrics(conf, worker=slot)
     LOG.info("Engine %s (pid %d) takes calls on %s", engine.core.engine_id, os.getpid(),
              conf.engine_topic)
     try:
@@ -151,6 +158,8 @@ def engine_worker(conf: cfg.ConfigOpts) -> int:
         server.wait()
         engine.stop()
         transport.cleanup()
+        if metrics is not None:
+            metrics.close()
     return 0
 
 
@@ -168,7 +177,7 @@ def _stop_on_signal() -> threading.Event:
 # --- hearth api ----------------------------------------------------------------------------
 
 def cmd_api(args: argparse.Namespace) -> int:
-    _logging()
+    _quiet_warnings()
     conf = _config(args)
     api_socket = _listen(conf.api.bind_host, conf.api.bind_port, "API ([api] bind_host/"
                          "bind_port)")
@@ -178,7 +187,16 @@ def cmd_api(args: argparse.Namespace) -> int:
     host, port = api_socket.getsockname()[:2]
     LOG.info("Hearth API on http://%s:%d/v1/ (auth: %s)", host, port, conf.api.auth_strategy)
     count = _worker_count(conf.api.workers, args.workers)
-    return _run(count, lambda: api_worker(conf, api_socket, cfn_socket), "api")
+    if count == 1:
+        return api_worker(conf, api_socket, cfn_socket)
+    # /metrics of any worker shows the totals of all of them (prometheus_client's
+    # multiprocess mode: each process writes its values to files in this folder).
+    folder = Path(tempfile.mkdtemp(prefix="hearth-api-metrics-"))
+    prepare_multiprocess(folder)
+    try:
+        return _run(count, lambda slot: api_worker(conf, api_socket, cfn_socket), "api")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _listen(host: str, port: int, what: str) -> socket.socket:

@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from hearth.common.metrics_server import process_exited
+
 LOG = logging.getLogger("hearth.workers")
 # A worker that dies sooner than this after its start is started again only after a pause:
 # a worker failing at start-up must not become a busy loop.
@@ -22,18 +24,20 @@ QUICK_DEATH_SECONDS = 2.0
 
 
 class Workers:
-    def __init__(self, count: int, target: Callable[[], int], name: str) -> None:
+    def __init__(self, count: int, target: Callable[[int], int], name: str) -> None:
         self.count = count
         self.target = target
         self.name = name
         self.stopping = False
         self._started: dict[int, float] = {}
+        # Each worker's slot (0 .. count - 1): a worker started again takes the dead one's.
+        self._slots: dict[int, int] = {}
 
     def run(self) -> int:
         signal.signal(signal.SIGTERM, self._stop)
         signal.signal(signal.SIGINT, self._stop)
-        for _ in range(self.count):
-            self._spawn()
+        for slot in range(self.count):
+            self._spawn(slot)
         while self._started:
             try:
                 pid, status = os.wait()
@@ -42,6 +46,8 @@ class Workers:
             except InterruptedError:
                 continue
             started = self._started.pop(pid, None)
+            slot = self._slots.pop(pid, 0)
+            process_exited(pid)
             if started is None or self.stopping:
                 continue
             LOG.warning("%s worker %d ended (%s); starting another", self.name, pid,
@@ -49,10 +55,10 @@ class Workers:
             if time.monotonic() - started < QUICK_DEATH_SECONDS:
                 time.sleep(QUICK_DEATH_SECONDS)
             if not self.stopping:
-                self._spawn()
+                self._spawn(slot)
         return 0
 
-    def _spawn(self) -> None:
+    def _spawn(self, slot: int) -> None:
         pid = os.fork()
         if pid == 0:
             # The worker: default signal handling until its own target sets its handlers.
@@ -60,13 +66,14 @@ class Workers:
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             code = 1
             try:
-                code = self.target()
+                code = self.target(slot)
             except BaseException:
                 LOG.exception("%s worker failed", self.name)
             finally:
                 logging.shutdown()
                 os._exit(code)
         self._started[pid] = time.monotonic()
+        self._slots[pid] = slot
         LOG.info("Started %s worker %d", self.name, pid)
 
     def _stop(self, signum: int, frame: Any) -> None:

@@ -17,6 +17,8 @@ from oslo_config import cfg
 from pythonjsonlogger.json import JsonFormatter
 
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
+# Servers of several worker processes (hearth api, hearth engine) say which one speaks.
+TEXT_FORMAT_WITH_PID = "%(asctime)s %(process)d %(levelname)s %(name)s %(message)s"
 
 _request_id: ContextVar[str | None] = ContextVar("hearth_request_id", default=None)
 _stack_id: ContextVar[str | None] = ContextVar("hearth_stack_id", default=None)

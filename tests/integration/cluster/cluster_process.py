@@ -21,6 +21,7 @@ START_TIMEOUT = 60.0
 # Quick heartbeats: a killed engine is known dead (three missed) within about a second.
 HEARTBEAT = 0.3
 ENGINE_STARTED = re.compile(r"Engine (\S+) \(pid (\d+)\) takes calls")
+METRICS_AT = re.compile(r"Metrics on (http://\S+)")
 
 
 def require_rabbitmq() -> None:
@@ -60,6 +61,8 @@ class Cluster:
             "noauth_roles = member,reader,admin",
             f"workers = {api_workers}",
             "[cfn_api]", "enabled = false",
+            # Each engine's own metrics server, on a free port it logs.
+            "[metrics]", "engine_bind = 127.0.0.1:0",
         ]) + "\n")
         common = ["--config-file", str(self.config), "--data-dir", str(data_dir)]
         self.api = LoggedProcess(["api", *common], data_dir / "api.log")
@@ -110,6 +113,11 @@ class Cluster:
             for match in ENGINE_STARTED.finditer(engine.log()):
                 found[match.group(1)] = engine
         return found
+
+    def engine_metrics_urls(self) -> list[str]:
+        """The metrics addresses the engines logged at their start."""
+        return [url for engine in self.engines
+                for url in METRICS_AT.findall(engine.log())]
 
     def logs(self) -> str:
         return "\n".join(f"--- {p.log_path.name}\n{p.log()[-4000:]}"

@@ -122,6 +122,25 @@ def test_service_list_command_shows_every_engine(
     assert {row["binary"] for row in listed} == {"hearth-engine", "hearth-api"}
 
 
+def test_metrics_of_the_api_workers_and_each_engine(cluster: Cluster) -> None:
+    api = StackApi(cluster.endpoint)
+    stack_id = api.create("counted", SLOW, {"wait": 0})
+    assert api.wait(stack_id)[0] == "CREATE_COMPLETE"
+    # Any API worker answers with the totals of both.
+    text = requests.get(f"{cluster.endpoint.split('/v1/')[0]}/metrics", timeout=30).text
+    assert 'hearth_api_requests_total{method="POST"' in text
+    urls = cluster.engine_metrics_urls()
+    assert len(urls) == len(cluster.engines)
+    steps = 0.0
+    for url in urls:
+        for line in requests.get(url, timeout=30).text.splitlines():
+            if line.startswith("hearth_resource_steps_total{") and 'outcome="complete"' in line:
+                steps += float(line.rsplit(" ", 1)[1])
+    assert steps >= 6  # the stack's six resources, counted by the engine that ran them
+    assert requests.get(f"{cluster.endpoint.split('/v1/')[0]}/healthcheck",
+                        timeout=30).text == "OK"
+
+
 def test_stacks_are_spread_over_the_engines(cluster: Cluster, heat: Any) -> None:
     api = StackApi(cluster.endpoint)
     ids = [api.create(f"spread-{i}", SLOW, {"wait": 2}) for i in range(6)]
