@@ -64,6 +64,11 @@ class ActionManager:
             run.keep_lock = True
             return True
 
+    def waiting_after(self, stack_id: str) -> bool:
+        """Whether work waits for the stack's current run to end (a delete)."""
+        with self._lock:
+            return stack_id in self._after
+
     def _finished(self, run: ActionRun) -> None:
         """Called in the event loop when a run ends; chains the next one off the loop."""
         stack_id = run.stack_id
@@ -82,7 +87,7 @@ class ActionManager:
 
         def chain() -> None:
             if next_spec is not None:
-                self.launch(stack_id, next_spec)
+                self.launch(stack_id, next_spec, traversal_id=run.next_traversal)
             if after is not None:
                 if next_spec is not None:
                     self.after_current(stack_id, after)
