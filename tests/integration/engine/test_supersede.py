@@ -4,6 +4,12 @@ and the newest update ends the stack UPDATE_COMPLETE on its own template."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
 from typing import Any
 
 import yaml
@@ -216,3 +222,58 @@ def test_an_update_supersedes_the_one_another_engine_runs(engine_url: str) -> No
     finally:
         other.stop()
         runner.stop()
+
+
+RUNNER = textwrap.dedent(
+    """
+    import json, sys, time
+    from hearth.common.context import RequestContext
+    from tests.integration.engine.conftest import make_engine, wait_state
+    engine = make_engine(sys.argv[1], heartbeat_interval=0.3)
+    ctx = RequestContext(project_id="tenant-a", user_id="user-a", username="alice")
+    first, second = json.loads(sys.argv[2]), json.loads(sys.argv[3])
+    identity = engine.create_stack(ctx, "dies", first)
+    wait_state(engine, identity)
+    engine.update_stack(ctx, identity, second)
+    print(json.dumps(identity), flush=True)
+    time.sleep(600)
+    """
+)
+
+
+def test_a_takeover_carries_on_the_newest_update(engine_url: str) -> None:
+    """The engine running the superseded update dies while its resource is in flight: the
+    engine that takes the stack over runs the newest update, not the superseded one."""
+    slow = _chain(rsrc("two", action_wait_secs={"update": 60}), "two")
+    runner = subprocess.Popen(
+        [sys.executable, "-c", RUNNER, engine_url,
+         json.dumps(_chain(rsrc("one"), "one")), json.dumps(slow)],
+        stdout=subprocess.PIPE, text=True, cwd=os.getcwd(),
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
+    other = make_engine(engine_url, heartbeat_interval=0.3)
+    try:
+        assert runner.stdout is not None
+        identity = json.loads(runner.stdout.readline())
+        wait_for(lambda: _running(other, identity, "slow"))
+        newest = _chain(rsrc("three"), "three")
+        other.update_stack(CTX, identity, newest)
+        runner.send_signal(signal.SIGKILL)
+        runner.wait()
+
+        state = wait_state(other, identity, timeout=60,
+                           until=lambda action, status: status != "IN_PROGRESS")
+        assert state[:2] == ("UPDATE", "COMPLETE")
+        wait_state(other, identity)
+        assert _template_of(other, identity) == newest
+        assert (_value(other, identity, "slow"), _value(other, identity, "after")) == (
+            "three", "three")
+        # Only the resource the dead engine left in flight failed (Heat's "went down"); the
+        # newest update replaced it.
+        assert _failed(other, identity) == [
+            ("slow", "UPDATE", "FAILED", "Engine went down during resource UPDATE")]
+    finally:
+        if runner.poll() is None:
+            runner.send_signal(signal.SIGKILL)
+            runner.wait()
+        other.stop()
