@@ -396,7 +396,8 @@ class StackService:
             # A full update replaces the tags (none given: none kept); PATCH keeps them.
             if opts.tags is not None or not opts.existing:
                 stack_store.set_tags(session, row, opts.tags or [])
-            if old_prev is not None and old_prev != row.raw_template_id:
+            # A run still in progress may use it yet: it drops it when it ends (supersede).
+            if old_prev is not None and old_prev != row.raw_template_id and holder is None:
                 stack_store.delete_template(session, old_prev)
             rollback = not (
                 opts.disable_rollback if opts.disable_rollback is not None

@@ -23,6 +23,7 @@ from hearth.engine import locking, states
 from hearth.engine.core import EngineCore
 from hearth.engine.records import write_state
 from hearth.engine.run_spec import RunSpec
+from hearth.engine.stack_state import drop_template
 from hearth.store import locks as lock_store
 from hearth.store import stacks as stack_store
 from hearth.store.models import Stack as StackRow
@@ -137,6 +138,9 @@ def superseded_at_end(run: ActionRun, session: Session) -> bool:
                                    current_deps=None):
         run.next_traversal = follow
         return False
+    # Its templates, unless the stack or a resource is still on them (the newest update
+    # drops those that resources were on when it ends).
+    drop_template(session, run.template_id, run.prev_template_id)
     stop = run.stop
     for_delete = stop.requested and not stop.drain and not run.cancel_rollback
     row = stack_store.get_stack(session, run.stack_id)
