@@ -132,6 +132,17 @@ def test_a_patch_during_an_update_builds_on_the_update_in_flight(engine: Engine)
     assert _failed(engine, identity) == []
 
 
+def test_a_delete_after_a_superseding_update_deletes_the_stack(engine: Engine) -> None:
+    identity, _ = _supersede_slow_update(engine, engine)
+
+    engine.delete_stack(CTX, identity)
+
+    state = wait_state(engine, identity, timeout=30,
+                       until=lambda action, status: action == "DELETE" and status != "IN_PROGRESS")
+    assert state[:2] == ("DELETE", "COMPLETE")
+    assert stack_row(engine, identity).deleted_at is not None
+
+
 NESTED_CHILD = template(
     {"slow": rsrc({"get_param": "value"}, action_wait_secs={"update": SLOW}),
      "after": {**rsrc({"get_param": "value"}), "depends_on": ["slow"]}},
