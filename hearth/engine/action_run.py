@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from hearth.common import logs, metrics
 from hearth.common.errors import HearthError
-from hearth.engine import stack_users, states, traversal
+from hearth.engine import stack_users, states, supersede, traversal
 from hearth.engine.cloud_access import service_type_of
 from hearth.engine.core import EngineCore
 from hearth.engine.outputs import resolve_outputs
@@ -23,6 +23,7 @@ from hearth.engine.parent import Parent, stored_facade
 from hearth.engine.payloads import finish_snapshot
 from hearth.engine.records import ResourceRecord
 from hearth.engine.resource_task import ResourceActionFailed, ResourceTask, Step
+from hearth.engine.run_control import RunControl
 from hearth.engine.run_spec import (
     RESOURCE_ACTION,
     ROLLBACK_AFTER,
@@ -42,7 +43,6 @@ from hearth.engine.stack_builder import BoundStack, StackSource
 from hearth.engine.stack_state import drop_template, set_stack_state
 from hearth.engine.stored_properties import StoredData, StoredProperties
 from hearth.engine.update_plan import ResourcePlan, current_rows, plan_resource
-from hearth.store import batch
 from hearth.store import events as event_store
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
@@ -60,7 +60,7 @@ HOOK_POLL_MAX = 2.0
 
 T = TypeVar("T")
 
-class ActionRun:
+class ActionRun(RunControl):
     """A stack action in progress (see the module doc)."""
 
     def __init__(
@@ -78,6 +78,10 @@ class ActionRun:
         self.spec = spec
         self.action = spec.delete_as or spec.action
         self.traversal_id = traversal_id or str(uuid.uuid4())
+        # A traversal handed on (takeover, rollback, newer update): the stack's own until then.
+        self.given_traversal = traversal_id is not None
+        self.superseded = False
+        self.next_traversal: str | None = None
         self.resuming = resuming
         self.stop = StopSignal()
         self.tasks: dict[traversal.Node, ResourceTask] = {}
@@ -113,6 +117,7 @@ class ActionRun:
             self.timeout_mins = row.timeout
             self.template_id = row.raw_template_id
             self.prev_template_id = row.prev_raw_template_id
+            self.loaded_traversal = row.current_traversal
             tmpl, files, env = stack_store.load_template(
                 session, row.raw_template_id, core.encryptor
             )
@@ -324,7 +329,7 @@ class ActionRun:
             result = await runner.run()
         finally:
             self.core.messages.unwatch(self.stack_id, self._on_message)
-        if result.success and self.is_update_like:
+        if result.success and self.is_update_like and not self.superseded:
             result = await self._cleanup_replaced(deadline)
         # The stack's final state comes after every failed or aborted resource's own.
         await asyncio.gather(*self._closings, return_exceptions=True)
@@ -346,11 +351,12 @@ class ActionRun:
 
     async def _prepare(self) -> dict[traversal.Node, set[traversal.Node]]:
         nodes = await self.core.workers.call(self.graph)
-        # On disk before any resource starts: another engine resumes from it.
-        await self.core.journal.commit([batch.StackChange(self.stack_id, {
-            "current_traversal": self.traversal_id,
-            "current_deps": {"spec": self.spec.to_json(), "nodes": traversal.to_json(nodes)},
-        })])
+        # On disk before any resource starts (another engine resumes from it), unless a newer
+        # update owns the stack by now: then nothing starts here.
+        deps = {"spec": self.spec.to_json(), "nodes": traversal.to_json(nodes)}
+        if not await self.core.workers.call(supersede.take_traversal, self, deps):
+            self.superseded = True
+            return {}
         return nodes
 
     async def _run_node(self, node: traversal.Node) -> None:
@@ -483,6 +489,8 @@ class ActionRun:
                 await asyncio.wait_for(
                     wake.wait(), step.delay if step.delay is not None else delay
                 )
+            if self.hands_over(task):
+                raise NotStarted(task.name)  # the newer update takes it from here
             delay = min(delay * 2, POLL_MAX)
             # Cleared before the poll: a wake-up during the poll is not lost.
             wake.clear()
@@ -492,6 +500,8 @@ class ActionRun:
         event = self.hook_events.setdefault(task.name, asyncio.Event())
         delay = POLL_FIRST
         while await self.core.workers.call(task.hook_pending, hook):
+            if self.superseded:
+                raise NotStarted(task.name)  # the newer update pauses it again
             event.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(event.wait(), delay)
@@ -538,30 +548,6 @@ class ActionRun:
         self.runner = runner
         return await runner.run()
 
-    def _on_message(self, message: str) -> None:
-        """A control message another engine left on this stack's lock."""
-        if message == "stop":  # a delete supersedes this action
-            self.request_cancel(rollback=False, drain=False)
-        elif message == "cancel":
-            self.request_cancel(rollback=False)
-        elif message == "cancel_with_rollback":
-            self.request_cancel(rollback=True)
-
-    def request_cancel(
-        self, *, rollback: bool, message: str = "", drain: bool | None = None
-    ) -> None:
-        """Stop this action. A user's cancel without rollback lets running resources finish
-        (``drain``); a delete that supersedes the action stops them at once."""
-        self.cancel_rollback = rollback
-        drain = not rollback if drain is None else drain
-        if drain and not self.stop.requested and not self.failed_early:
-            # Heat marks the stack FAILED at once; what runs then finishes on its own.
-            with self.core.db.session() as session:
-                set_stack_state(session, self.stack_id, self.stack_name, self.action,
-                                states.FAILED, message or f"Stack {self.action} cancelled")
-            self.failed_early = True
-        self.stop.request(StopReason.CANCELLED, message, drain=drain)
-
     # --- the end -------------------------------------------------------------------------
 
     def _finish(self, success: bool, reason: str, stop: StopReason | None) -> None:
@@ -586,6 +572,8 @@ class ActionRun:
             # abandoned stack keeps it, as in Heat).
             stack_users.delete_project_of(self.core, self.stack_id)
         with self.core.db.session() as session:
+            if supersede.superseded_at_end(self, session):
+                return  # a newer update owns the stack: nothing of this run's end is written
             fields: dict[str, Any] = {"current_deps": None}
             if self.spec.action != states.DELETE or not success:
                 fields["outputs"] = resolve_outputs(self.bound)

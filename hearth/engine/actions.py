@@ -64,6 +64,11 @@ class ActionManager:
             run.keep_lock = True
             return True
 
+    def waiting_after(self, stack_id: str) -> bool:
+        """Whether work waits for the stack's current run to end (a delete)."""
+        with self._lock:
+            return stack_id in self._after
+
     def _finished(self, run: ActionRun) -> None:
         """Called in the event loop when a run ends; chains the next one off the loop."""
         stack_id = run.stack_id
@@ -72,7 +77,9 @@ class ActionManager:
             return
         with self._lock:
             after = self._after.pop(stack_id, None)
-            if self.running.get(stack_id) is run:
+            # A run that hands over stays registered until the next one replaces it: a delete
+            # arriving meanwhile waits for (and stops) that one, rather than running beside it.
+            if self.running.get(stack_id) is run and run.next_spec is None:
                 del self.running[stack_id]
             parent = self.running.get(run.owner_id) if run.owner_id else None
         if parent is not None and run.parent_resource:
@@ -82,12 +89,15 @@ class ActionManager:
 
         def chain() -> None:
             if next_spec is not None:
-                self.launch(stack_id, next_spec)
-            if after is not None:
-                if next_spec is not None:
+                new = self.launch(stack_id, next_spec, traversal_id=run.next_traversal)
+                if after is not None:
                     self.after_current(stack_id, after)
-                else:
-                    after()
+                elif self.waiting_after(stack_id):  # a delete came while it handed over
+                    new.keep_lock = True
+                    self.core.workers.call_soon(
+                        lambda: new.request_cancel(rollback=False, drain=False))
+            elif after is not None:
+                after()
             self._mark_idle(stack_id)
 
         if next_spec is None and after is None:

@@ -47,6 +47,8 @@ class StopSignal:
 
     def __init__(self) -> None:
         self._event = asyncio.Event()
+        # Set by a stop that does not drain, also one after a draining stop.
+        self._now = asyncio.Event()
         self.reason: StopReason | None = None
         self.message = ""
         self.drain = False
@@ -58,6 +60,10 @@ class StopSignal:
         (a cancel without rollback, as Heat's convergence engine does it)."""
         if self.reason is None:
             self.reason, self.message, self.drain = reason, message, drain
+        elif not drain:
+            self.drain = False  # a delete after a newer update's stop: what runs stops now
+        if not self.drain:
+            self._now.set()
         self._event.set()
 
     @property
@@ -66,6 +72,9 @@ class StopSignal:
 
     async def wait(self) -> None:
         await self._event.wait()
+
+    async def wait_now(self) -> None:
+        await self._now.wait()
 
 
 class GraphRunner(Generic[K]):
@@ -153,15 +162,19 @@ class GraphRunner(Generic[K]):
             k for k, n in self._waiting.items() if n == 0 and k not in self.result.completed
         ]
         blocked: set[K] = set()
-        stop_task = asyncio.ensure_future(self._stop.wait())
-        stop_task.add_done_callback(lambda _: wake.set())
+        stop_tasks = [asyncio.ensure_future(self._stop.wait()),
+                      asyncio.ensure_future(self._stop.wait_now())]
+        for stop_task in stop_tasks:
+            stop_task.add_done_callback(lambda _: wake.set())
+        cancelled_all = False
         grace_deadline: float | None = None
         try:
             while True:
                 if self._stop.requested and self.result.stop is None:
                     self.result.stop = self._stop.reason or StopReason.CANCELLED
-                    if not self._stop.drain:
-                        self._cancel_all(running)
+                if self._stop.requested and not self._stop.drain and not cancelled_all:
+                    cancelled_all = True
+                    self._cancel_all(running)
                 if not self.stopping or (self._aggregate and self.result.stop is StopReason.FAILED):
                     ready, self._ready = self._ready, []
                     for node in ready:
@@ -203,7 +216,8 @@ class GraphRunner(Generic[K]):
                                 (self._grace_for(k) for k in running.values()), default=0.0
                             )
         finally:
-            stop_task.cancel()
+            for stop_task in stop_tasks:
+                stop_task.cancel()
             self._wake = None
         self.result.not_started |= (
             set(self._requires)

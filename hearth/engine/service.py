@@ -30,7 +30,7 @@ from hearth.common.errors import (
     UserParameterMissing,
 )
 from hearth.common.identifier import Identity
-from hearth.engine import locking, states
+from hearth.engine import locking, states, supersede
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore
 from hearth.engine.parent import stored_facade
@@ -373,7 +373,12 @@ class StackService:
                     and new.cloud_validation.used):
                 # An update that first brings a resource of another service makes the trust.
                 self.core.clouds.ensure_trust(ctx, row.root_stack_id or row.id)
-            locking.acquire(self.core, session, row.id, row.name, row.action or states.UPDATE)
+            # A live engine's action in progress is superseded by this update (Heat's
+            # convergence engine); otherwise the update takes the lock as usual.
+            holder = supersede.lock_holder(self.core, self.actions, session, row)
+            if holder is None:
+                locking.acquire(self.core, session, row.id, row.name,
+                                row.action or states.UPDATE)
             new_template_id = stack_store.store_template(
                 session, new.source.template, new.source.files, new.source.environment,
                 self._hidden_params(new), self.core.encryptor,
@@ -391,7 +396,8 @@ class StackService:
             # A full update replaces the tags (none given: none kept); PATCH keeps them.
             if opts.tags is not None or not opts.existing:
                 stack_store.set_tags(session, row, opts.tags or [])
-            if old_prev is not None and old_prev != row.raw_template_id:
+            # A run still in progress may use it yet: it drops it when it ends (supersede).
+            if old_prev is not None and old_prev != row.raw_template_id and holder is None:
                 stack_store.delete_template(session, old_prev)
             rollback = not (
                 opts.disable_rollback if opts.disable_rollback is not None
@@ -399,7 +405,17 @@ class StackService:
             )
             begin_stack_action(session, row.id, row.name, states.UPDATE)
             identity = self._identity(row)
-        self.actions.launch(row.id, RunSpec(states.UPDATE, rollback=rollback))
+            spec = RunSpec(states.UPDATE, rollback=rollback)
+            traversal_id = None
+            if holder is not None:
+                traversal_id = supersede.claim(session, row.id, spec)
+                if supersede.lock_freed(self.core, session, row.id, holder):
+                    holder = None
+        if holder is None:
+            self.actions.launch(row.id, spec, traversal_id=traversal_id)
+        else:
+            assert traversal_id is not None
+            supersede.notify(self.core, self.actions, row.id, holder, traversal_id)
         return identity
 
     # --- delete --------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -23,8 +23,10 @@ def try_insert(session: Session, stack_id: str, engine_id: str) -> bool:
     return True
 
 
-def holder(session: Session, stack_id: str) -> str | None:
-    row = session.get(StackLock, stack_id, populate_existing=True)
+def holder(session: Session, stack_id: str, *, for_update: bool = False) -> str | None:
+    """The engine holding the lock (``for_update``: read as committed now, and locked, even
+    under MySQL's repeatable read)."""
+    row = session.get(StackLock, stack_id, populate_existing=True, with_for_update=for_update)
     return row.engine_id if row is not None else None
 
 
@@ -45,10 +47,14 @@ def release(session: Session, stack_id: str, engine_id: str) -> bool:
     return bool(getattr(result, "rowcount", 0))
 
 
-def post_message(session: Session, stack_id: str, message: str) -> bool:
-    result = session.execute(
-        update(StackLock).where(StackLock.stack_id == stack_id).values(message=message)
-    )
+def post_message(
+    session: Session, stack_id: str, message: str, *, unless: str | None = None
+) -> bool:
+    """Leave ``message`` on the lock (replacing one waiting, unless that one is ``unless``)."""
+    stmt = update(StackLock).where(StackLock.stack_id == stack_id)
+    if unless is not None:
+        stmt = stmt.where(or_(StackLock.message.is_(None), StackLock.message != unless))
+    result = session.execute(stmt.values(message=message))
     return bool(getattr(result, "rowcount", 0))
 
 

@@ -200,6 +200,20 @@ def set_fields(session: Session, stack_id: str, **fields: Any) -> None:
     session.execute(update(Stack).where(Stack.id == stack_id).values(**fields))
 
 
+def claim_traversal(
+    session: Session, stack_id: str, expected: str | None, traversal_id: str, **fields: Any
+) -> bool:
+    """Make ``traversal_id`` the stack's traversal if it still is ``expected``; False when
+    another one took the stack first (a newer update)."""
+    current = (Stack.current_traversal.is_(None) if expected is None
+               else Stack.current_traversal == expected)
+    result = session.execute(
+        update(Stack).where(Stack.id == stack_id, current)
+        .values(current_traversal=traversal_id, **fields)
+    )
+    return bool(getattr(result, "rowcount", 0))
+
+
 def set_tags(session: Session, stack: Stack, tags: Sequence[str]) -> None:
     stack.tags = [StackTag(tag=t) for t in tags]
 

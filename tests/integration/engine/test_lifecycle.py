@@ -180,9 +180,10 @@ def test_patch_update_keeps_template_and_parameters(engine: Engine) -> None:
 
 
 def test_one_action_at_a_time(engine: Engine) -> None:
+    # An update would supersede the create (test_supersede); a suspend waits its turn.
     identity = create(engine, template({"slow": rsrc(wait_secs=2)}))
     with pytest.raises(ActionInProgress):
-        engine.update_stack(CTX, identity, template({"slow": rsrc("other")}))
+        engine.stack_suspend(CTX, identity)
     wait_state(engine, identity)
 
 

@@ -1,0 +1,78 @@
+"""How others stop a running action: a user's cancel, a delete, a newer update that
+supersedes it (``supersede``), asked in this engine or by a message on the stack's lock."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from hearth.engine import states, supersede
+from hearth.engine.core import EngineCore
+from hearth.engine.scheduler import StopReason, StopSignal
+from hearth.engine.stack_state import set_stack_state
+from hearth.resources.stack_resource import StackResource
+
+if TYPE_CHECKING:
+    from hearth.engine.resource_task import ResourceTask
+
+
+class RunControl:
+    """Part of ``ActionRun``: the requests that stop it."""
+
+    core: EngineCore
+    stack_id: str
+    stack_name: str
+    action: str
+    traversal_id: str
+    stop: StopSignal
+    failed_early: bool
+    cancel_rollback: bool
+    poll_events: dict[str, asyncio.Event]
+    hook_events: dict[str, asyncio.Event]
+    # Set once a newer update owns the stack: nothing new starts, the run hands over.
+    superseded: bool
+
+    def _on_message(self, message: str) -> None:
+        """A control message another engine left on this stack's lock."""
+        newer = supersede.traversal_of(message)
+        if newer is not None:
+            self.supersede(newer)
+        elif message == "stop":  # a delete supersedes this action
+            self.request_cancel(rollback=False, drain=False)
+        elif message == "cancel":
+            self.request_cancel(rollback=False)
+        elif message == "cancel_with_rollback":
+            self.request_cancel(rollback=True)
+
+    def request_cancel(
+        self, *, rollback: bool, message: str = "", drain: bool | None = None
+    ) -> None:
+        """Stop this action. A user's cancel without rollback lets running resources finish
+        (``drain``); a delete that supersedes the action stops them at once."""
+        self.cancel_rollback = rollback
+        drain = not rollback if drain is None else drain
+        if drain and not self.stop.requested and not self.failed_early:
+            # Heat marks the stack FAILED at once; what runs then finishes on its own.
+            with self.core.db.session() as session:
+                set_stack_state(session, self.stack_id, self.stack_name, self.action,
+                                states.FAILED, message or f"Stack {self.action} cancelled")
+            self.failed_early = True
+        self.stop.request(StopReason.CANCELLED, message, drain=drain)
+
+    def supersede(self, traversal_id: str) -> None:
+        """A newer update (``traversal_id``) owns the stack: start nothing new, let what runs
+        finish, stop waiting on child stacks (loop thread only)."""
+        if traversal_id == self.traversal_id or self.superseded:
+            return
+        self.superseded = True
+        self.stop.request(StopReason.CANCELLED, drain=True)
+        for event in (*self.poll_events.values(), *self.hook_events.values()):
+            event.set()  # waits notice at once (see ``hands_over``)
+
+    def hands_over(self, task: ResourceTask) -> bool:
+        """Whether a superseded run stops waiting on ``task`` without writing anything: a
+        resource whose child stack is being created or updated (the newer update updates it,
+        which supersedes the child's action). Other resources finish: they are left in a real
+        state for the newer update to start from."""
+        return (self.superseded and task.action in (states.CREATE, states.UPDATE, states.ADOPT)
+                and isinstance(task.plugin, StackResource))
