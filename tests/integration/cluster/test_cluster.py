@@ -141,6 +141,29 @@ def test_metrics_of_the_api_workers_and_each_engine(cluster: Cluster) -> None:
                         timeout=30).text == "OK"
 
 
+def test_second_update_supersedes_the_first_across_the_cluster(cluster: Cluster) -> None:
+    api = StackApi(cluster.endpoint)
+    stack_id = api.create("superseded", SLOW, {"wait": 0})
+    assert api.wait(stack_id)[0] == "CREATE_COMPLETE"
+    slow_update = {**SLOW, "resources": {
+        name: {**body, "properties": {**body["properties"], "value": f"{name}-first",
+                                      "action_wait_secs": {"update": 1}}}
+        for name, body in SLOW["resources"].items()}}
+    api.update("superseded", stack_id, slow_update, {})
+    time.sleep(1.5)  # the first update is under way
+    newest = {**SLOW, "resources": {
+        name: {**body, "properties": {**body["properties"], "value": f"{name}-newest"}}
+        for name, body in SLOW["resources"].items()}}
+    api.update("superseded", stack_id, newest, {})  # 202, not 409
+    assert api.wait(stack_id) == ("UPDATE_COMPLETE", "Stack UPDATE completed successfully")
+    shown = requests.get(f"{cluster.endpoint}/stacks/superseded/{stack_id}",
+                         timeout=30).json()["stack"]
+    assert shown["outputs"][0]["output_value"] == "r5-newest"
+    resources = requests.get(f"{cluster.endpoint}/stacks/superseded/{stack_id}/resources",
+                             timeout=30).json()["resources"]
+    assert {r["resource_status"] for r in resources} == {"UPDATE_COMPLETE"}
+
+
 def test_stacks_are_spread_over_the_engines(cluster: Cluster, heat: Any) -> None:
     api = StackApi(cluster.endpoint)
     ids = [api.create(f"spread-{i}", SLOW, {"wait": 2}) for i in range(6)]
