@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
+from hearth.store.db import Session
 from hearth.store.models import Resource as ResourceRow
 from hearth.store.models import Stack as StackRow
 from hearth.template.context import StaticFacade

@@ -7,11 +7,11 @@ from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from hearth.engine import states
 from hearth.store import queries
 from hearth.store import resources as resource_store
+from hearth.store.db import Session
 from hearth.store.models import Resource as ResourceRow
 
 # The states in which Heat lets a resource be found by its reference (Stack.resource_by_refid).

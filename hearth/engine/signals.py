@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from hearth.common.context import RequestContext
 from hearth.common.errors import (
@@ -32,6 +31,7 @@ from hearth.resources.exceptions import NoActionRequired, ResourceActionNotSuppo
 from hearth.store import queries
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
+from hearth.store.db import Session
 from hearth.store.models import Resource as ResourceRow
 from hearth.store.models import Stack as StackRow
 from hearth.template.registry import HOOK_TYPES

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from hearth.engine import states
 from hearth.store import resources as resource_store
+from hearth.store.db import Session
 from hearth.store.models import Resource as ResourceRow
 from hearth.store.models import Stack as StackRow
 

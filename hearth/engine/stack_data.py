@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
 
 from hearth.common.context import RequestContext
 from hearth.common.errors import (
@@ -25,6 +24,7 @@ from hearth.engine.service import StackService
 from hearth.engine.stack_state import begin_stack_action
 from hearth.engine.stack_views import hidden_parameter_names
 from hearth.store import stacks as stack_store
+from hearth.store.db import Session
 from hearth.store.models import Snapshot
 from hearth.store.models import Stack as StackRow
 from hearth.template.template import Template

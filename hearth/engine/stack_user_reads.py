@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from hearth.common.context import RequestContext
 from hearth.common.errors import Forbidden
@@ -20,6 +19,7 @@ from hearth.resources.iam_access import (
 )
 from hearth.resources.stack_users_api import USER_ID_KEY
 from hearth.store.crypto import Encryptor
+from hearth.store.db import Session
 from hearth.store.models import Resource, ResourceData, Stack
 from hearth.store.resources import decode_data, load_properties
 
