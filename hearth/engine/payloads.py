@@ -79,7 +79,7 @@ def finish_snapshot(
     reason: str,
 ) -> None:
     """Called as a SNAPSHOT action ends: the snapshot gets its data and final state."""
-    snap = session.get(Snapshot, snapshot_id)
+    snap = queries.get_snapshot(session, snapshot_id)
     row = stack_store.get_stack(session, stack_id)
     if snap is None or row is None:
         return
