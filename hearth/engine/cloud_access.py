@@ -25,9 +25,9 @@ from hearth.clients.manager import CloudClients
 from hearth.common.context import RequestContext
 from hearth.common.errors import HearthError, ResourceTypeUnavailable
 from hearth.store import credentials as creds_store
+from hearth.store import stacks as stack_store
 from hearth.store.crypto import Encryptor
 from hearth.store.db import Database
-from hearth.store.models import Stack
 
 if TYPE_CHECKING:
     from hearth.resources.base import Resource
@@ -214,7 +214,7 @@ class StackClouds:
             creds_id = creds_store.store_trust(
                 session, trust.trust_id, trust.trustor_user_id, ctx.project_id, self.encryptor
             )
-            row = session.get(Stack, stack_id)
+            row = stack_store.get_stack(session, stack_id)
             if row is not None:
                 row.user_creds_id = creds_id
         self.forget(stack_id)
@@ -222,7 +222,7 @@ class StackClouds:
     def delete_trust(self, stack_id: str) -> None:
         """After the stack's delete: its trust in Keystone, then the stored row."""
         with self.db.session(readonly=True) as session:
-            row = session.get(Stack, stack_id)
+            row = stack_store.get_stack(session, stack_id)
             creds_id = None if row is None else row.user_creds_id
             trust = None
             if creds_id is not None:
@@ -232,11 +232,7 @@ class StackClouds:
         if trust is not None:
             self._delete_in_keystone(trust.trust_id)
         with self.db.session() as session:
-            stack = session.get(Stack, stack_id)
-            if stack is not None:
-                stack.user_creds_id = None
-            session.flush()
-            creds_store.delete_creds(session, creds_id)
+            creds_store.delete_stack_creds(session, stack_id, creds_id)
         self.forget(stack_id)
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import logging
 import threading
 
-from sqlalchemy.orm import Session
-
 from hearth.common.context import RequestContext
 from hearth.common.errors import Forbidden
 from hearth.engine import states
@@ -23,6 +21,7 @@ from hearth.engine.stack_state import set_stack_state
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
+from hearth.store.db import Session
 
 LOG = logging.getLogger(__name__)
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from sqlalchemy.orm import Session
-
 from hearth.common.errors import ActionInProgress
 from hearth.engine.core import EngineCore
 from hearth.store import locks as lock_store
+from hearth.store.db import Session
 
 
 def acquire(

@@ -10,10 +10,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from hearth.store import locks as lock_store
-from hearth.store.db import Database
+from hearth.store.db import Database, DatabaseError
 
 POLL_INTERVAL = 0.25
 
@@ -47,7 +45,7 @@ class MessageBoard:
                 return
             try:
                 waiting: list[str] = await self._call(self._waiting)
-            except SQLAlchemyError:
+            except DatabaseError:
                 continue  # the database is briefly unreachable: the next round reads again
             for stack_id in waiting:
                 if stack_id not in self._watchers:

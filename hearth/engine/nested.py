@@ -12,8 +12,6 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from sqlalchemy import func, select
-
 from hearth.common.context import RequestContext
 from hearth.common.errors import (
     HearthError,
@@ -31,9 +29,8 @@ from hearth.engine.stack_state import begin_stack_action
 from hearth.resources.nested import ChildDefinition, NestedMember, NestedState
 from hearth.store import locks as lock_store
 from hearth.store import queries
+from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
-from hearth.store.models import Resource as ResourceRow
-from hearth.store.models import Stack as StackRow
 from hearth.template.context import StaticFacade
 from hearth.template.parameters import StackIdentity
 
@@ -138,32 +135,20 @@ class NestedStackService:
         if limit == -1:
             return
         with self.core.db.session(readonly=True) as session:
-            count = session.scalar(
-                select(func.count(ResourceRow.id)).where(
-                    ResourceRow.root_stack_id == parent.root_stack_id
-                )
-            ) or 0
+            count = resource_store.count_in_tree(session, parent.root_stack_id)
         if count + adding > limit:
             raise RequestLimitExceeded("Maximum resources per stack exceeded.")
 
     # --- other actions ---------------------------------------------------------------------
 
     def _row(self, stack_id: str) -> _Brief | None:
-        # The few columns asked for: a whole ORM row per child cost more than its resources.
         with self.core.db.session(readonly=True) as session:
-            row = session.execute(
-                select(StackRow.id, StackRow.name, StackRow.tenant, StackRow.username,
-                       StackRow.action)
-                .where(StackRow.id == stack_id, StackRow.deleted_at.is_(None))
-            ).first()
+            row = stack_store.stack_brief(session, stack_id)
         return None if row is None else _Brief(*row)
 
     def _outputs(self, stack_id: str) -> list[Any]:
         with self.core.db.session(readonly=True) as session:
-            stored = session.scalar(
-                select(StackRow.outputs)
-                .where(StackRow.id == stack_id, StackRow.deleted_at.is_(None))
-            )
+            stored = stack_store.stack_outputs(session, stack_id)
         return stored if isinstance(stored, list) else []
 
     def _identity(self, row: _Brief) -> dict[str, str]:

@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
-
-from hearth.store.models import Resource as ResourceRow
+from hearth.store import resources as resource_store
+from hearth.store.db import Session
 from hearth.store.models import Stack as StackRow
 from hearth.template.context import StaticFacade
 
@@ -34,11 +32,7 @@ def stored_facade(session: Session, row: StackRow) -> StaticFacade | None:
     metadata and policies as stored (None for a top-level stack)."""
     if row.owner_id is None or row.parent_resource_name is None:
         return None
-    stmt = select(ResourceRow).where(
-        ResourceRow.stack_id == row.owner_id,
-        ResourceRow.name == row.parent_resource_name,
-    )
-    candidates = list(session.scalars(stmt))
+    candidates = resource_store.all_named(session, row.owner_id, row.parent_resource_name)
     if not candidates:
         return None
     # The row whose child this is; during its create, the newest row of that name.

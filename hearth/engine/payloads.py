@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy.orm import Session
-
 from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.records import ResourceRecord
 from hearth.store import queries
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
+from hearth.store.db import Session
 from hearth.store.models import Snapshot
 from hearth.store.models import Stack as StackRow
 from hearth.template.environment import Environment
@@ -80,7 +79,7 @@ def finish_snapshot(
     reason: str,
 ) -> None:
     """Called as a SNAPSHOT action ends: the snapshot gets its data and final state."""
-    snap = session.get(Snapshot, snapshot_id)
+    snap = queries.get_snapshot(session, snapshot_id)
     row = stack_store.get_stack(session, stack_id)
     if snap is None or row is None:
         return

@@ -6,12 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
-
 from hearth.engine import states
 from hearth.store import queries
 from hearth.store import resources as resource_store
+from hearth.store.db import Session
 from hearth.store.models import Resource as ResourceRow
 
 # The states in which Heat lets a resource be found by its reference (Stack.resource_by_refid).
@@ -45,13 +43,7 @@ def find(session: Session, stack_id: str, reference: str) -> ResourceRow | None:
     A name is looked up directly (a wait condition polls its handle by name); only a
     reference needs the walk over the stack's resources, as in Heat.
     """
-    by_name = session.scalars(
-        select(ResourceRow).where(
-            ResourceRow.stack_id == stack_id,
-            ResourceRow.name == reference,
-            ResourceRow.replaced_by.is_(None),
-        )
-    ).first()
+    by_name = resource_store.current_by_name(session, stack_id, reference)
     if by_name is not None and _state(by_name) in LOOKUP_STATES:
         return by_name
     for row in queries.current_resources(session, stack_id):
@@ -61,13 +53,9 @@ def find(session: Session, stack_id: str, reference: str) -> ResourceRow | None:
 
 
 def merge_metadata(session: Session, resource_id: int, merge: Callable[[Any], Any]) -> Any:
-    """``merge(current)`` written back under a row lock (SQLite's sessions hold the write
-    lock already), so that two signals arriving together both land."""
-    current = session.scalars(
-        select(ResourceRow.rsrc_metadata)
-        .where(ResourceRow.id == resource_id)
-        .with_for_update()
-    ).one()
+    """``merge(current)`` written back under a row lock, so that two signals arriving
+    together both land."""
+    current = resource_store.metadata_for_update(session, resource_id)
     merged = merge(current)
     resource_store.bump(session, resource_id, rsrc_metadata=merged)
     return merged

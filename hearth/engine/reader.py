@@ -12,8 +12,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.orm import Session
-
 from hearth.common.config import EngineLimits
 from hearth.common.context import RequestContext
 from hearth.common.errors import (
@@ -49,7 +47,7 @@ from hearth.engine.stored_templates import StoredTemplates
 from hearth.store import locks, queries
 from hearth.store import stacks as stack_store
 from hearth.store.crypto import Encryptor
-from hearth.store.db import Database
+from hearth.store.db import Database, Session
 from hearth.store.models import Event, Resource, Stack
 from hearth.store.resources import load_properties
 from hearth.store.types import utcnow

@@ -6,11 +6,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy.orm import Session
-
 from hearth.engine import states
 from hearth.engine.resource_view import NodeData
 from hearth.store import batch
+from hearth.store.db import Session
 from hearth.store.models import Resource as ResourceRow
 from hearth.store.types import utcnow
 

@@ -7,14 +7,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy.orm import Session
-
 from hearth.engine import states
 from hearth.engine.resource_task import ResourceActionFailed
 from hearth.engine.scheduler import GraphResult, StopReason
 from hearth.engine.stack_state import begin_stack_action
 from hearth.engine.traversal import Node
 from hearth.store import stacks as stack_store
+from hearth.store.db import Session
 
 # What each stack action does to each resource, and in which direction.
 RESOURCE_ACTION = {

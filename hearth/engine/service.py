@@ -14,8 +14,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy.orm import Session
-
 from hearth.common.context import RequestContext
 from hearth.common.errors import (
     EntityNotFound,
@@ -43,6 +41,7 @@ from hearth.engine.stack_state import begin_stack_action
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
+from hearth.store.db import Session
 from hearth.store.models import Stack as StackRow
 from hearth.template.context import StaticFacade
 from hearth.template.env_merge import merge_environments, patch_environment

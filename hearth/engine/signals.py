@@ -7,9 +7,6 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
-
 from hearth.common.context import RequestContext
 from hearth.common.errors import (
     ActionInProgress,
@@ -32,7 +29,7 @@ from hearth.resources.exceptions import NoActionRequired, ResourceActionNotSuppo
 from hearth.store import queries
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
-from hearth.store.models import Resource as ResourceRow
+from hearth.store.db import Session
 from hearth.store.models import Stack as StackRow
 from hearth.template.registry import HOOK_TYPES
 
@@ -106,18 +103,14 @@ class ResourceSignals:
         else:
             self._plugin_signal(row, record, details)
         with self.core.db.session(readonly=True) as session:
-            metadata = session.scalars(
-                select(ResourceRow.rsrc_metadata).where(ResourceRow.id == record.id)
-            ).first()
+            metadata = resource_store.stored_metadata(session, record.id)
         return {"resource": record.name, "metadata": metadata}
 
     def resource_metadata_by_token(self, resource_uuid: str, secret: str) -> Any:
         """A server resource's metadata for its agent, through its secret metadata URL."""
         _, record = self._by_token(resource_uuid, secret, METADATA)
         with self.core.db.session(readonly=True) as session:
-            metadata = session.scalars(
-                select(ResourceRow.rsrc_metadata).where(ResourceRow.id == record.id)
-            ).first()
+            metadata = resource_store.stored_metadata(session, record.id)
         return metadata if metadata is not None else {}
 
     def _by_token(
@@ -128,9 +121,7 @@ class ResourceSignals:
         found: tuple[StackRow, ResourceRecord] | None = None
         if kind in SECRET_URL_KINDS:
             with self.core.db.session(readonly=True) as session:
-                res = session.scalars(
-                    select(ResourceRow).where(ResourceRow.uuid == resource_uuid)
-                ).first()
+                res = resource_store.by_uuid(session, resource_uuid)
                 stack = None if res is None else stack_store.get_stack(
                     session, res.stack_id, show_deleted=False
                 )

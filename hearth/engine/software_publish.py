@@ -5,28 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
-
 from hearth.engine import states
 from hearth.store import resources as resource_store
-from hearth.store.models import Resource as ResourceRow
-from hearth.store.models import Stack as StackRow
+from hearth.store.db import Session
 
 
 def server_resource_ids(session: Session, tenant: str, server_id: str) -> list[int]:
     """The live resources of the project whose physical id is the server's (a server, a
     deployed server), as Heat finds the one to publish to."""
-    stmt = (
-        select(ResourceRow.id)
-        .join(StackRow, StackRow.id == ResourceRow.stack_id)
-        .where(ResourceRow.physical_resource_id == server_id)
-        .where(StackRow.tenant == tenant)
-        .where(StackRow.deleted_at.is_(None))
-        .where(ResourceRow.action.is_distinct_from(states.DELETE))
-        .order_by(ResourceRow.id)
+    return resource_store.live_ids_by_physical_id(
+        session, tenant, server_id, except_action=states.DELETE
     )
-    return list(session.scalars(stmt))
 
 
 def publish(session: Session, tenant: str, server_id: str,
@@ -34,10 +23,7 @@ def publish(session: Session, tenant: str, server_id: str,
     """Write ``deployments`` into the metadata of the server's resources (row locked, so a
     concurrent signal or publish is not lost)."""
     for resource_id in server_resource_ids(session, tenant, server_id):
-        current = session.scalars(
-            select(ResourceRow.rsrc_metadata).where(ResourceRow.id == resource_id)
-            .with_for_update()
-        ).one()
+        current = resource_store.metadata_for_update(session, resource_id)
         metadata = dict(current) if isinstance(current, dict) else {}
         metadata["deployments"] = deployments
         resource_store.bump(session, resource_id, rsrc_metadata=metadata)

@@ -5,9 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
-
 from hearth.common.context import RequestContext
 from hearth.common.errors import (
     ActionInProgress,
@@ -24,7 +21,10 @@ from hearth.engine.run_spec import RunSpec
 from hearth.engine.service import StackService
 from hearth.engine.stack_state import begin_stack_action
 from hearth.engine.stack_views import hidden_parameter_names
+from hearth.store import queries
+from hearth.store import snapshots as snapshot_store
 from hearth.store import stacks as stack_store
+from hearth.store.db import Session
 from hearth.store.models import Snapshot
 from hearth.store.models import Stack as StackRow
 from hearth.template.template import Template
@@ -65,9 +65,7 @@ class StackData:
             row = self.stacks._stack(session, ctx, stack_identity)
             if row.status == states.IN_PROGRESS:
                 raise ActionInProgress(row.name, row.action or "")
-            count = session.scalar(
-                select(func.count(Snapshot.id)).where(Snapshot.stack_id == row.id)
-            ) or 0
+            count = snapshot_store.count_of_stack(session, row.id)
             limit = self.core.limits.max_snapshots_per_stack
             if 0 <= limit <= count:
                 raise RequestLimitExceeded(
@@ -75,13 +73,11 @@ class StackData:
                     "Please delete some snapshots."
                 )
             locking.acquire(self.core, session, row.id, row.name, row.action or "")
-            snapshot = Snapshot(
-                stack_id=row.id, name=name, tenant=row.tenant or "",
+            snapshot = snapshot_store.create(
+                session, stack_id=row.id, name=name, tenant=row.tenant or "",
                 action=states.CREATE, status=states.IN_PROGRESS, status_reason="",
                 data=None,
             )
-            session.add(snapshot)
-            session.flush()
             begin_stack_action(session, row.id, row.name, states.SNAPSHOT)
             result = snapshot_dict(snapshot)
         self.actions.launch(row.id, RunSpec(states.SNAPSHOT, snapshot_id=snapshot.id))
@@ -92,7 +88,7 @@ class StackData:
         snapshot_id: str,
     ) -> tuple[StackRow, Snapshot]:
         row = self.stacks._stack(session, ctx, stack_identity)
-        snap = session.get(Snapshot, snapshot_id)
+        snap = queries.get_snapshot(session, snapshot_id)
         if snap is None or snap.stack_id != row.id:
             raise SnapshotNotFound(snapshot_id, row.name)
         return row, snap
@@ -104,7 +100,7 @@ class StackData:
             row, snap = self._snapshot(session, ctx, stack_identity, snapshot_id)
             if snap.status == states.IN_PROGRESS:
                 raise ActionInProgress(row.name, states.SNAPSHOT)
-            session.delete(snap)
+            snapshot_store.delete(session, snap)
 
     def stack_restore(
         self, ctx: RequestContext, stack_identity: Mapping[str, Any], snapshot_id: str

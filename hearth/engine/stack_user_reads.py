@@ -6,9 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
-
 from hearth.common.context import RequestContext
 from hearth.common.errors import Forbidden
 from hearth.engine import peers
@@ -20,8 +17,9 @@ from hearth.resources.iam_access import (
 )
 from hearth.resources.stack_users_api import USER_ID_KEY
 from hearth.store.crypto import Encryptor
-from hearth.store.models import Resource, ResourceData, Stack
-from hearth.store.resources import decode_data, load_properties
+from hearth.store.db import Session
+from hearth.store.models import Resource, Stack
+from hearth.store.resources import data_value, load_properties
 
 
 def restricted(ctx: RequestContext, stack: Stack, stack_user_role: str) -> bool:
@@ -39,9 +37,7 @@ def check(
     """Forbidden unless the stack user may read resource ``name`` (``found``, if it exists)
     of a stack of ``rows``. Other servers' metadata holds their deployments' inputs."""
     if found is not None and ctx.user_id:
-        stored = session.scalars(select(ResourceData).where(
-            ResourceData.resource_id == found.id, ResourceData.key == USER_ID_KEY))
-        if decode_data(stored, encryptor()).get(USER_ID_KEY) == ctx.user_id:
+        if data_value(session, found.id, USER_ID_KEY, encryptor()) == ctx.user_id:
             return
     if ctx.ec2_access_key and _access_key_allows(session, rows, ctx.ec2_access_key, name,
                                                  encryptor):

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import logging
 
-from sqlalchemy import update
-
 from hearth.clients.stack_domain import StackDomainClient, user_name
 from hearth.common.errors import HearthError
 from hearth.engine.core import EngineCore
 from hearth.resources.stack_users_api import Ec2Keypair, StackUserCredentials
-from hearth.store.models import Stack as StackRow
+from hearth.store import stacks as stack_store
 
 LOG = logging.getLogger(__name__)
 
@@ -44,14 +42,10 @@ def stack_domain_client(core: EngineCore) -> StackDomainClient | None:
 def _claim(core: EngineCore, stack_id: str, project_id: str) -> str:
     """Set the stack's project unless it has one; the project it has afterwards."""
     with core.db.session() as session:
-        session.execute(
-            update(StackRow)
-            .where(StackRow.id == stack_id, StackRow.stack_user_project_id.is_(None))
-            .values(stack_user_project_id=project_id)
-        )
+        stack_store.claim_user_project(session, stack_id, project_id)
     # A fresh transaction: it sees the winner's value whatever the isolation level.
     with core.db.session(readonly=True) as session:
-        row = session.get(StackRow, stack_id)
+        row = stack_store.get_stack(session, stack_id)
         if row is None or not row.stack_user_project_id:
             raise HearthError(f"Stack {stack_id} disappeared")
         return row.stack_user_project_id
@@ -76,12 +70,12 @@ class EngineStackUsers:
     def _project(self, client: StackDomainClient) -> str:
         """The stack's user project: its own, else its root's, else a new one of the root."""
         with self._core.db.session(readonly=True) as session:
-            row = session.get(StackRow, self._stack_id)
+            row = stack_store.get_stack(session, self._stack_id)
             if row is None:
                 raise HearthError(f"Stack {self._stack_id} disappeared")
             own = row.stack_user_project_id
             root_id = row.root_stack_id or row.id
-            root = row if root_id == row.id else session.get(StackRow, root_id)
+            root = row if root_id == row.id else stack_store.get_stack(session, root_id)
             if root is None:
                 root_id, root = row.id, row
             shared = root.stack_user_project_id
@@ -140,13 +134,13 @@ def delete_project_of(core: EngineCore, stack_id: str) -> None:
     if client is None:
         return
     with core.db.session(readonly=True) as session:
-        row = session.get(StackRow, stack_id)
+        row = stack_store.get_stack(session, stack_id)
         project_id = row.stack_user_project_id if row is not None else None
         if row is None or not project_id:
             return
         root_id = row.root_stack_id or row.id
         if root_id != row.id:
-            root = session.get(StackRow, root_id)
+            root = stack_store.get_stack(session, root_id)
             if root is not None and root.stack_user_project_id == project_id:
                 return
     _drop_project(client, project_id)

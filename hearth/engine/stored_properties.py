@@ -5,12 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from sqlalchemy.orm import Session
-
 from hearth.store import batch
 from hearth.store import resources as resource_store
 from hearth.store.crypto import Encryptor
-from hearth.store.db import Database
+from hearth.store.db import Database, Session
 
 
 class StoredProperties:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy.orm import Session
-
 from hearth.store import queries
+from hearth.store.db import Session
 from hearth.template.template import Template
 
 

@@ -16,8 +16,6 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.orm import Session
-
 from hearth.common.errors import ActionInProgress
 from hearth.engine import locking, states
 from hearth.engine.core import EngineCore
@@ -26,6 +24,7 @@ from hearth.engine.run_spec import RunSpec
 from hearth.engine.stack_state import drop_template
 from hearth.store import locks as lock_store
 from hearth.store import stacks as stack_store
+from hearth.store.db import Session
 from hearth.store.models import Stack as StackRow
 
 if TYPE_CHECKING:

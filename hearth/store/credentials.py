@@ -81,3 +81,13 @@ def delete_creds(session: Session, creds_id: int) -> None:
     row = session.get(UserCreds, creds_id)
     if row is not None:
         session.delete(row)
+
+
+def delete_stack_creds(session: Session, stack_id: str, creds_id: int) -> None:
+    """Delete a stack's credentials row, the stack's reference to it cleared first."""
+    stack = session.get(Stack, stack_id)
+    if stack is not None:
+        stack.user_creds_id = None
+    # The stack's foreign key goes before the row it points at.
+    session.flush()
+    delete_creds(session, creds_id)

@@ -11,12 +11,19 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.engine import URL, Connection
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
 from hearth.common import metrics
 from hearth.store.sealing import EncryptorSource, use_encryptor
 from hearth.store.types import json_dumps
+
+# The public names of the transaction the store's functions take and of the errors the
+# database raises, so that layers above store/ never import SQLAlchemy themselves.
+__all__ = ["Database", "DatabaseError", "Session", "normalize_url"]
+
+DatabaseError = SQLAlchemyError
 
 # Execution option asking SQLite for a deferred (read) transaction instead of BEGIN IMMEDIATE.
 _READONLY = "hearth_readonly"

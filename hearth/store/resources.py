@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from hearth.store import batch
 from hearth.store.crypto import Encryptor
-from hearth.store.models import Resource, ResourceData, ResourcePropertiesData
+from hearth.store.models import Resource, ResourceData, ResourcePropertiesData, Stack
 from hearth.store.types import utcnow
 
 _RESOURCE_INSERT = insert(Resource.__table__)  # type: ignore[arg-type]
@@ -55,6 +55,47 @@ def get(session: Session, resource_id: int) -> Resource | None:
     return session.get(Resource, resource_id)
 
 
+def by_uuid(session: Session, resource_uuid: str) -> Resource | None:
+    return session.scalars(select(Resource).where(Resource.uuid == resource_uuid)).first()
+
+
+def current_by_name(session: Session, stack_id: str, name: str) -> Resource | None:
+    """The stack's resource of that name that is not being replaced."""
+    stmt = select(Resource).where(
+        Resource.stack_id == stack_id, Resource.name == name, Resource.replaced_by.is_(None)
+    )
+    return session.scalars(stmt).first()
+
+
+def all_named(session: Session, stack_id: str, name: str) -> list[Resource]:
+    """Every row of that name in the stack, replaced and replacing ones too (unordered)."""
+    stmt = select(Resource).where(Resource.stack_id == stack_id, Resource.name == name)
+    return list(session.scalars(stmt))
+
+
+def count_in_tree(session: Session, root_stack_id: str) -> int:
+    """The resources of a whole stack tree: one indexed count, no walk."""
+    stmt = select(func.count(Resource.id)).where(Resource.root_stack_id == root_stack_id)
+    return session.scalar(stmt) or 0
+
+
+def live_ids_by_physical_id(
+    session: Session, tenant: str, physical_id: str, *, except_action: str
+) -> list[int]:
+    """Ids of the project's resources in live stacks with that physical id, in id order,
+    but for those whose action is ``except_action``."""
+    stmt = (
+        select(Resource.id)
+        .join(Stack, Stack.id == Resource.stack_id)
+        .where(Resource.physical_resource_id == physical_id)
+        .where(Stack.tenant == tenant)
+        .where(Stack.deleted_at.is_(None))
+        .where(Resource.action.is_distinct_from(except_action))
+        .order_by(Resource.id)
+    )
+    return list(session.scalars(stmt))
+
+
 def by_physical_id(session: Session, physical_id: str) -> list[Resource]:
     stmt = select(Resource).where(Resource.physical_resource_id == physical_id)
     return list(session.scalars(stmt))
@@ -67,6 +108,15 @@ def set_fields(session: Session, resource_id: int, **fields: Any) -> None:
 
 def stored_metadata(session: Session, resource_id: int) -> Any:
     return session.scalar(select(Resource.rsrc_metadata).where(Resource.id == resource_id))
+
+
+def metadata_for_update(session: Session, resource_id: int) -> Any:
+    """A resource's metadata, its row locked until the transaction ends (SQLite's write
+    sessions hold the database lock already): for a read-modify-write that loses nothing."""
+    stmt = (
+        select(Resource.rsrc_metadata).where(Resource.id == resource_id).with_for_update()
+    )
+    return session.scalars(stmt).one()
 
 
 def bump(session: Session, resource_id: int, **fields: Any) -> None:
@@ -93,6 +143,16 @@ def data_all(
 ) -> dict[str, str]:
     stmt = select(ResourceData).where(ResourceData.resource_id == resource_id)
     return decode_data(session.scalars(stmt), encryptor)
+
+
+def data_value(
+    session: Session, resource_id: int, key: str, encryptor: Encryptor | None = None
+) -> str | None:
+    """One key of a resource's data (None when it is not set)."""
+    stmt = select(ResourceData).where(
+        ResourceData.resource_id == resource_id, ResourceData.key == key
+    )
+    return decode_data(session.scalars(stmt), encryptor).get(key)
 
 
 def data_of_stack(session: Session, stack_id: str) -> dict[int, list[ResourceData]]:

@@ -114,16 +114,45 @@ def get_stack(session: Session, stack_id: str, *, show_deleted: bool = True) -> 
     return row
 
 
+def _live_columns(session: Session, stack_id: str, *columns: Any) -> Any:
+    """A few columns of a live stack (None if it is gone): a whole ORM row per child stack
+    costs more than its resources."""
+    return session.execute(
+        select(*columns).where(Stack.id == stack_id, Stack.deleted_at.is_(None))
+    ).first()
+
+
 def stack_state(session: Session, stack_id: str) -> tuple[str, str, str] | None:
     """(action, status, reason) of a live stack: the few columns a parent polls for."""
-    row = session.execute(
-        select(Stack.action, Stack.status, Stack.status_reason).where(
-            Stack.id == stack_id, Stack.deleted_at.is_(None)
-        )
-    ).first()
+    row = _live_columns(session, stack_id, Stack.action, Stack.status, Stack.status_reason)
     if row is None:
         return None
     return row.action or "", row.status or "", row.status_reason or ""
+
+
+def stack_brief(
+    session: Session, stack_id: str
+) -> tuple[str, str, str | None, str | None, str | None] | None:
+    """(id, name, tenant, username, action) of a live stack."""
+    row = _live_columns(
+        session, stack_id, Stack.id, Stack.name, Stack.tenant, Stack.username, Stack.action
+    )
+    return None if row is None else tuple(row)
+
+
+def stack_outputs(session: Session, stack_id: str) -> Any:
+    """The stored outputs of a live stack (None if it is gone)."""
+    row = _live_columns(session, stack_id, Stack.outputs)
+    return None if row is None else row[0]
+
+
+def claim_user_project(session: Session, stack_id: str, project_id: str) -> None:
+    """Set the stack's user project unless it has one already (a compare-and-set)."""
+    session.execute(
+        update(Stack)
+        .where(Stack.id == stack_id, Stack.stack_user_project_id.is_(None))
+        .values(stack_user_project_id=project_id)
+    )
 
 
 def find_stack(

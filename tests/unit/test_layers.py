@@ -1,4 +1,5 @@
-"""The layers of DESIGN.md: imports only point downwards, and the engine never names a plugin."""
+"""The layers of DESIGN.md: imports only point downwards, the engine never names a plugin, and
+only store/ (and the command line above it) touches SQLAlchemy."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ ALLOWED = {
 }
 # Modules that hold concrete plugins: reached only through the plugin registry.
 PLUGIN_MODULES = ("hearth.resources.builtin", "hearth.resources.openstack")
+# Layers that reach the database only through store/'s functions (or not at all).
+NO_SQLALCHEMY = ("engine", "resources", "api", "rpc", "template", "common")
 
 
 def imports_of(path: Path) -> set[str]:
@@ -69,3 +72,43 @@ def test_plugins_never_import_engine_or_store() -> None:
         if name.startswith(("hearth.engine", "hearth.store"))
     ]
     assert wrong == []
+
+
+def sqlalchemy_imports(path: Path) -> list[int]:
+    """Lines of ``path`` that import sqlalchemy (anywhere: in functions, under TYPE_CHECKING)."""
+    tree = ast.parse(path.read_text(), str(path))
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [node.module or ""]
+        else:
+            continue
+        if any(n == "sqlalchemy" or n.startswith("sqlalchemy.") for n in names):
+            lines.append(node.lineno)
+    return sorted(lines)
+
+
+@pytest.mark.parametrize("layer", NO_SQLALCHEMY)
+def test_queries_live_in_store(layer: str) -> None:
+    """Every query is a function of store/; the layers above name its Session and errors
+    through hearth.store.db."""
+    wrong = [
+        f"{path.relative_to(PACKAGE)}:{line} imports sqlalchemy"
+        for path in modules(layer)
+        for line in sqlalchemy_imports(path)
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_sqlalchemy_imports_are_found(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text(
+        "import sqlalchemy as sa\n"
+        "from sqlalchemy.orm import Session\n"
+        "import sqlalchemy_utils\n"
+        "def f():\n"
+        "    from sqlalchemy import select\n"
+    )
+    assert sqlalchemy_imports(source) == [1, 2, 5]
