@@ -92,12 +92,14 @@ def register_service(
     )
 
 
-def heartbeat(session: Session, engine_id: str) -> None:
-    session.execute(
+def heartbeat(session: Session, engine_id: str) -> bool:
+    """Report ``engine_id`` alive; False when it has no record (see ``forget_dead_services``)."""
+    result = session.execute(
         update(Service)
         .where(Service.engine_id == engine_id, Service.deleted_at.is_(None))
         .values(updated_at=utcnow())
     )
+    return bool(getattr(result, "rowcount", 0))
 
 
 def unregister_service(session: Session, engine_id: str) -> None:
