@@ -28,6 +28,15 @@ def holder(session: Session, stack_id: str) -> str | None:
     return row.engine_id if row is not None else None
 
 
+def held(session: Session, stack_id: str, engine_id: str) -> bool:
+    """Whether ``engine_id`` holds the lock; its row stays locked until the transaction ends,
+    so that a takeover's steal waits for what this transaction writes."""
+    found = session.scalar(
+        select(StackLock.engine_id).where(StackLock.stack_id == stack_id).with_for_update()
+    )
+    return found == engine_id
+
+
 def steal(session: Session, stack_id: str, old_engine: str | None, new_engine: str) -> bool:
     """Take over a lock from a dead engine; False when someone else changed it first."""
     result = session.execute(
