@@ -360,7 +360,11 @@ class ActionRun:
     async def _run_node(self, node: traversal.Node) -> None:
         workers = self.core.workers
         known = self._known_record(node)
-        record = known if known is not None else await workers.call(self._record_for, node)
+        try:
+            record = known if known is not None else await workers.call(self._record_for, node)
+        except batch.LockLost:
+            self._lose_lock()
+            raise
         task = ResourceTask(self, record, self._node_action(node))
         task.inline = self._runs_inline(task)
         task.service = None if task.inline else self._service_of(task)
