@@ -362,6 +362,14 @@ def test_engines_killed_during_create_update_delete_change_nothing(
 BROKER_DOWN = 3.0
 
 
+# A create whose call takes the engine seconds (TestResource's test constraint sleeps).
+SLOW_TO_VALIDATE: dict[str, Any] = {
+    "heat_template_version": "2021-04-16",
+    "resources": {"r": {"type": "OS::Heat::TestResource",
+                        "properties": {"constraint_prop_secs": BROKER_DOWN + 1}}},
+}
+
+
 def rabbitmqctl(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["rabbitmqctl", *args], capture_output=True, text=True, timeout=120)
 
@@ -435,31 +443,39 @@ def test_broker_restart_during_creates(cluster: Cluster, db: sa.Engine) -> None:
     answers: dict[str, int] = {}
     asking = threading.Event()
 
-    def ask() -> None:
+    def ask(name: str, template: dict[str, Any], params: dict[str, Any]) -> None:
+        try:
+            resp = requests.post(f"{cluster.endpoint}/stacks", timeout=RPC_TIMEOUT + 60,
+                                 json={"stack_name": name, "template": template,
+                                       "parameters": params})
+            answers[name] = resp.status_code
+        except requests.RequestException:
+            answers[name] = 0
+
+    def keep_asking() -> None:
         i = 0
         while asking.is_set():
-            name = f"during-{i}"
+            ask(f"during-{i}", CHAIN, SHAPES["chain"][1])
             i += 1
-            try:
-                resp = requests.post(f"{cluster.endpoint}/stacks", timeout=RPC_TIMEOUT + 30,
-                                     json={"stack_name": name, "template": CHAIN,
-                                           "parameters": SHAPES["chain"][1]})
-                answers[name] = resp.status_code
-            except requests.RequestException:
-                answers[name] = 0
             time.sleep(0.2)
 
-    asker = threading.Thread(target=ask, daemon=True)
+    # The engine is still in this create's call (validating) when the broker stops.
+    slow = threading.Thread(target=ask, daemon=True, args=("slow-to-validate", SLOW_TO_VALIDATE,
+                                                          {}))
+    asker = threading.Thread(target=keep_asking, daemon=True)
     asking.set()
+    slow.start()
     asker.start()
+    time.sleep(1)
     try:
         with broker_stopped():
             pass
     finally:
         time.sleep(1)
         asking.clear()
-        asker.join(RPC_TIMEOUT + 60)
-    assert not asker.is_alive(), "a create was not answered"
+        for thread in (slow, asker):
+            thread.join(RPC_TIMEOUT + 90)
+    assert not asker.is_alive() and not slow.is_alive(), "a create was not answered"
     assert answers and set(answers.values()) <= {201, 500, 503}, answers
     print(f"creates around the broker's restart answered {Counter(answers.values())}")
 
