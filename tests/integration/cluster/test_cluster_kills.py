@@ -342,7 +342,6 @@ def test_engines_killed_during_create_update_delete_change_nothing(
                 os.kill(up[victim], signal.SIGKILL)
             total += 1
             kills.update({action for holder, action in busy.values() if holder == victim})
-            print(f"kill {total} {dict(kills)}", flush=True)
     finally:
         stop.set()
         for lane in lanes:
