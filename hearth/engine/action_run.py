@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import uuid
 from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -43,6 +44,7 @@ from hearth.engine.stack_builder import BoundStack, StackSource
 from hearth.engine.stack_state import drop_template, set_stack_state
 from hearth.engine.stored_properties import StoredData, StoredProperties
 from hearth.engine.update_plan import ResourcePlan, current_rows, plan_resource
+from hearth.store import batch
 from hearth.store import events as event_store
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
@@ -57,6 +59,8 @@ if TYPE_CHECKING:
 POLL_FIRST = 0.02
 POLL_MAX = 1.0
 HOOK_POLL_MAX = 2.0
+
+LOG = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -96,6 +100,9 @@ class ActionRun(RunControl):
         self.cancel_rollback = False
         # Set when a cancel already wrote the stack's FAILED state and event.
         self.failed_early = False
+        # Set when another engine took this stack over (see ``_lose_lock``).
+        self.lock_lost = False
+        self._fence = batch.LockHeld(stack_id, core.engine_id)
         self._load()
 
     # --- loading -------------------------------------------------------------------------
@@ -203,6 +210,7 @@ class ActionRun(RunControl):
                             traversal_id=self.traversal_id,
                             current_template_id=self.template_id)
         with self.core.db.session() as session:
+            self._check_lock(session)
             resource_store.set_fields(session, record.id, replaced_by=new.id)
         record.replaced_by = new.id
         return new
@@ -264,6 +272,7 @@ class ActionRun(RunControl):
     def _new_row(self, name: str, rtype: str | None = None, **extra: Any) -> ResourceRecord:
         """A new INIT row for ``name``, current from now on."""
         with self.core.db.session() as session:
+            self._check_lock(session)
             row = resource_store.add(
                 session,
                 name=name,
@@ -294,9 +303,10 @@ class ActionRun(RunControl):
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            await self.core.workers.call(
-                self._finish, False, f"{type(exc).__name__}: {exc}", None
-            )
+            if not self.lock_lost:
+                await self.core.workers.call(
+                    self._finish, False, f"{type(exc).__name__}: {exc}", None
+                )
         finally:
             if self.on_finish is not None:
                 self.on_finish(self)
@@ -329,7 +339,8 @@ class ActionRun(RunControl):
             result = await runner.run()
         finally:
             self.core.messages.unwatch(self.stack_id, self._on_message)
-        if result.success and self.is_update_like and not self.superseded:
+        if (result.success and self.is_update_like and not self.superseded
+                and not self.lock_lost):
             result = await self._cleanup_replaced(deadline)
         # The stack's final state comes after every failed or aborted resource's own.
         await asyncio.gather(*self._closings, return_exceptions=True)
@@ -340,7 +351,8 @@ class ActionRun(RunControl):
         success, reason = outcome(
             self.action, self.resource_action, result, self.stop.message, partial_check
         )
-        await workers.call(self._finish, success, reason, result.stop)
+        if not self.lock_lost:
+            await workers.call(self._finish, success, reason, result.stop)
 
     def _observe_step(self, node: traversal.Node, outcome: str, seconds: float) -> None:
         metrics.resource_step(self._node_action(node), outcome, seconds)
@@ -362,7 +374,11 @@ class ActionRun(RunControl):
     async def _run_node(self, node: traversal.Node) -> None:
         workers = self.core.workers
         known = self._known_record(node)
-        record = known if known is not None else await workers.call(self._record_for, node)
+        try:
+            record = known if known is not None else await workers.call(self._record_for, node)
+        except batch.LockLost:
+            self._lose_lock()
+            raise
         task = ResourceTask(self, record, self._node_action(node))
         task.inline = self._runs_inline(task)
         task.service = None if task.inline else self._service_of(task)
@@ -382,9 +398,13 @@ class ActionRun(RunControl):
                 await self._wait_hook(task, step.hook)
         except NotStarted:
             raise
+        except batch.LockLost:
+            self._lose_lock()
+            raise
         except asyncio.CancelledError:
-            if self.core.handing_over:
-                # The engine stops: the resource stays IN_PROGRESS for the next one.
+            if self.core.handing_over or self.lock_lost:
+                # The engine stops, or another one took over: the resource stays
+                # IN_PROGRESS for the next one.
                 raise
             why = self.stop.message or (
                 "timed out" if self.runner.result.stop is StopReason.TIMEOUT else "cancelled"
@@ -417,7 +437,25 @@ class ActionRun(RunControl):
             return await self.core.workers.call(fn, *args)
 
     async def _commit(self, task: ResourceTask) -> None:
-        await self.core.journal.commit(task.take_writes())
+        writes = task.take_writes()
+        if writes:
+            await self.core.journal.commit([*writes, self._fence])
+
+    def _check_lock(self, session: Any) -> None:
+        """Raise ``LockLost`` unless this engine still holds the stack's lock (the row stays
+        locked until ``session`` commits)."""
+        if not lock_store.held(session, self.stack_id, self.core.engine_id):
+            raise batch.LockLost(self.stack_id, lock_store.holder(session, self.stack_id))
+
+    def _lose_lock(self) -> None:
+        """Another engine took this stack over, having believed this one dead (it missed its
+        heartbeats: a long pause, a starved process). That engine carries the action on from
+        what is stored: this run stops at once and writes nothing more (loop thread only)."""
+        if not self.lock_lost:
+            LOG.warning("Stack %s was taken over by another engine: its %s stops here",
+                        self.stack_id, self.action)
+            self.lock_lost = True
+        self.stop.request(StopReason.CANCELLED, "taken over by another engine")
 
     async def _abort(self, task: ResourceTask, cookie: Any, why: str) -> None:
         await self._call(task, task.abort, cookie, why)
@@ -572,6 +610,13 @@ class ActionRun(RunControl):
             # abandoned stack keeps it, as in Heat).
             stack_users.delete_project_of(self.core, self.stack_id)
         with self.core.db.session() as session:
+            try:
+                self._check_lock(session)
+            except batch.LockLost:
+                LOG.warning("Stack %s was taken over by another engine before its %s ended",
+                            self.stack_id, action)
+                self.lock_lost = True
+                return
             if supersede.superseded_at_end(self, session):
                 return  # a newer update owns the stack: nothing of this run's end is written
             fields: dict[str, Any] = {"current_deps": None}

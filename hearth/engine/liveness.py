@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 from hearth.common.context import RequestContext
 from hearth.common.errors import Forbidden
@@ -37,27 +38,37 @@ class Liveness:
         self.core = core
         self.actions = actions
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
         with self.core.db.session() as session:
-            lock_store.register_service(
-                session,
-                self.core.engine_id,
-                self.core.settings.host,
-                self.core.settings.host,
-                max(1, round(self.core.settings.heartbeat_interval)),
-            )
+            self._register(session)
+        # Beating before the first takeover, and in a thread of its own: taking stacks over
+        # (templates loaded, runs launched) can take longer than the time this engine may go
+        # without a heartbeat before other engines take its stacks away.
+        beat = threading.Thread(target=self._beat, name="hearth-heartbeat", daemon=True)
+        beat.start()
         self.recover()
         self._forget_dead()
-        self._thread = threading.Thread(target=self._beat, name="hearth-heartbeat", daemon=True)
-        self._thread.start()
+        takeover = threading.Thread(target=self._recover_dead, name="hearth-takeover",
+                                    daemon=True)
+        takeover.start()
+        self._threads = [beat, takeover]
+
+    def _register(self, session: Session) -> None:
+        lock_store.register_service(
+            session,
+            self.core.engine_id,
+            self.core.settings.host,
+            self.core.settings.host,
+            max(1, round(self.core.settings.heartbeat_interval)),
+        )
 
     def stop(self) -> None:
         """Stop the heartbeat (the record stays until ``unregister``)."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(5)
+        for thread in self._threads:
+            thread.join(5)
 
     def unregister(self) -> None:
         """Remove this engine's record: the locks it holds are free to take over now."""
@@ -66,14 +77,30 @@ class Liveness:
 
     def _beat(self) -> None:
         interval = self.core.settings.heartbeat_interval
-        while not self._stop.wait(interval):
+        wait = interval
+        while not self._stop.wait(wait):
+            began = time.monotonic()
             try:
                 with self.core.db.session() as session:
-                    lock_store.heartbeat(session, self.core.engine_id)
+                    if not lock_store.heartbeat(session, self.core.engine_id):
+                        # Another engine of this host found this one dead (it missed its
+                        # heartbeats) and forgot its record: without one, every lock this
+                        # engine takes would look abandoned and be taken from it.
+                        LOG.warning("Engine %s had no service record: registered again",
+                                    self.core.engine_id)
+                        self._register(session)
+            except Exception:
+                LOG.exception("Engine heartbeat failed")
+            # On time even when a report was slow to write.
+            wait = max(0.0, interval - (time.monotonic() - began))
+
+    def _recover_dead(self) -> None:
+        while not self._stop.wait(self.core.settings.heartbeat_interval):
+            try:
                 if self.recover():
                     self._forget_dead()
             except Exception:
-                LOG.exception("Engine heartbeat failed")
+                LOG.exception("Taking over the stacks of dead engines failed")
 
     def report_service(
         self, ctx: RequestContext, service_id: str, binary: str, host: str,

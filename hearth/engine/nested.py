@@ -27,6 +27,7 @@ from hearth.engine.service import NewStack, StackService
 from hearth.engine.stack_builder import BoundStack, StackSource
 from hearth.engine.stack_state import begin_stack_action
 from hearth.resources.nested import ChildDefinition, NestedMember, NestedState
+from hearth.store import events as event_store
 from hearth.store import locks as lock_store
 from hearth.store import queries
 from hearth.store import resources as resource_store
@@ -163,6 +164,23 @@ class NestedStackService:
             found = stack_store.stack_state(session, stack_id)
         return found is not None and found[:2] == (action, states.IN_PROGRESS)
 
+    def updated_since(self, stack_id: str, parent_id: str, resource_name: str) -> bool:
+        """Whether the child's last update, over by now, began after the parent's resource
+        began its update: the dead engine's handler started it and another engine ran it to
+        its end (in a cluster the child's engine may outlive its parent's), so the parent
+        takes its outcome rather than updating the child again."""
+        with self.core.db.session(readonly=True) as session:
+            child = stack_store.stack_last_action(session, stack_id)
+            if child is None:
+                return False
+            action, status, updated_at = child
+            if action != states.UPDATE or status == states.IN_PROGRESS or updated_at is None:
+                return False
+            began = event_store.last_time(
+                session, parent_id, resource_name, states.UPDATE, states.IN_PROGRESS
+            )
+        return began is not None and updated_at >= began
+
     def update(self, stack_id: str, child: ChildDefinition, timeout_mins: int | None) -> None:
         row = self._row(stack_id)
         if row is None:
@@ -287,7 +305,12 @@ class ChildStacks:
         )
 
     def _joins(self, stack_id: str, action: str) -> bool:
-        return self._taking_over and self._service.under_way(stack_id, action)
+        if not self._taking_over:
+            return False
+        return self._service.under_way(stack_id, action) or (
+            action == states.UPDATE
+            and self._service.updated_since(stack_id, self._parent.stack_id, self._resource)
+        )
 
     def update(
         self, stack_id: str, child: ChildDefinition, *, timeout_mins: int | None = None

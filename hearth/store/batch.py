@@ -24,12 +24,20 @@ from sqlalchemy import (
     bindparam,
     delete,
     insert,
+    select,
     update,
 )
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
-from hearth.store.models import Event, Resource, ResourceData, ResourcePropertiesData, Stack
+from hearth.store.models import (
+    Event,
+    Resource,
+    ResourceData,
+    ResourcePropertiesData,
+    Stack,
+    StackLock,
+)
 from hearth.store.types import utcnow
 
 _RESOURCE: Table = Resource.__table__  # type: ignore[assignment]
@@ -37,6 +45,7 @@ _EVENT: Table = Event.__table__  # type: ignore[assignment]
 _DATA: Table = ResourceData.__table__  # type: ignore[assignment]
 _PROPS: Table = ResourcePropertiesData.__table__  # type: ignore[assignment]
 _STACK: Table = Stack.__table__  # type: ignore[assignment]
+_LOCK: Table = StackLock.__table__  # type: ignore[assignment]
 
 # The longest status reason an event keeps (the column is bounded).
 EVENT_REASON_MAX = 255
@@ -99,7 +108,25 @@ class StackChange:
     fields: dict[str, Any]
 
 
-Write = PropsRow | ResourceChange | NewEvent | DataChange | StackChange
+@dataclass(frozen=True)
+class LockHeld:
+    """No write of the batch commits unless ``engine_id`` still holds the stack's lock:
+    another engine takes over the stacks of one it believes dead, and one that was only slow
+    (a long pause, a starved heartbeat) must not write over its successor."""
+
+    stack_id: str
+    engine_id: str
+
+
+class LockLost(Exception):
+    """A batch with a ``LockHeld`` whose engine holds that lock no more (nothing written)."""
+
+    def __init__(self, stack_id: str, holder: str | None) -> None:
+        super().__init__(f"The lock of stack {stack_id} is held by {holder or 'no engine'}")
+        self.stack_id = stack_id
+
+
+Write = PropsRow | ResourceChange | NewEvent | DataChange | StackChange | LockHeld
 
 
 def event(
@@ -131,11 +158,30 @@ def event(
 def apply(conn: Connection, writes: Iterable[Write]) -> None:
     """Carry out ``writes`` in order on ``conn`` (inside the caller's transaction)."""
     ordered = list(writes)
+    _check_locks(conn, [w for w in ordered if isinstance(w, LockHeld)])
     _insert_props(conn, [w for w in ordered if isinstance(w, PropsRow)])
     _update_resources(conn, [w for w in ordered if isinstance(w, ResourceChange)])
     _write_data(conn, [w for w in ordered if isinstance(w, DataChange)])
     _insert_events(conn, [w for w in ordered if isinstance(w, NewEvent)])
     _update_stacks(conn, [w for w in ordered if isinstance(w, StackChange)])
+
+
+def _check_locks(conn: Connection, checks: Sequence[LockHeld]) -> None:
+    if not checks:
+        return
+    wanted = {c.stack_id: c.engine_id for c in checks}
+    # Locked until the commit (in a stable order): a takeover's steal waits for these writes
+    # and its engine then reads them, rather than racing them.
+    rows = conn.execute(
+        select(_LOCK.c.stack_id, _LOCK.c.engine_id)
+        .where(_LOCK.c.stack_id.in_(sorted(wanted)))
+        .order_by(_LOCK.c.stack_id)
+        .with_for_update()
+    ).all()
+    holders = {row.stack_id: row.engine_id for row in rows}
+    for stack_id, engine_id in wanted.items():
+        if holders.get(stack_id) != engine_id:
+            raise LockLost(stack_id, holders.get(stack_id))
 
 
 def _resolved(value: Any) -> Any:

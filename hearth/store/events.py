@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+from datetime import datetime
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
@@ -23,3 +24,15 @@ def prune(session: Session, stack_id: str, max_events: int, batch_size: int) -> 
     )
     ids = list(session.scalars(oldest))
     session.execute(delete(Event).where(Event.id.in_(ids)))
+
+
+def last_time(
+    session: Session, stack_id: str, resource_name: str, action: str, status: str
+) -> datetime | None:
+    """When a resource last entered ``action`` ``status`` (None when no such event is kept)."""
+    return session.scalar(
+        select(func.max(Event.created_at)).where(
+            Event.stack_id == stack_id, Event.resource_name == resource_name,
+            Event.resource_action == action, Event.resource_status == status,
+        )
+    )

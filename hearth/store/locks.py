@@ -30,6 +30,15 @@ def holder(session: Session, stack_id: str, *, for_update: bool = False) -> str 
     return row.engine_id if row is not None else None
 
 
+def held(session: Session, stack_id: str, engine_id: str) -> bool:
+    """Whether ``engine_id`` holds the lock; its row stays locked until the transaction ends,
+    so that a takeover's steal waits for what this transaction writes."""
+    found = session.scalar(
+        select(StackLock.engine_id).where(StackLock.stack_id == stack_id).with_for_update()
+    )
+    return found == engine_id
+
+
 def steal(session: Session, stack_id: str, old_engine: str | None, new_engine: str) -> bool:
     """Take over a lock from a dead engine; False when someone else changed it first."""
     result = session.execute(
@@ -115,12 +124,14 @@ def report_service(
                             updated_at=utcnow()))
 
 
-def heartbeat(session: Session, engine_id: str) -> None:
-    session.execute(
+def heartbeat(session: Session, engine_id: str) -> bool:
+    """Report ``engine_id`` alive; False when it has no record (see ``forget_dead_services``)."""
+    result = session.execute(
         update(Service)
         .where(Service.engine_id == engine_id, Service.deleted_at.is_(None))
         .values(updated_at=utcnow())
     )
+    return bool(getattr(result, "rowcount", 0))
 
 
 def unregister_service(session: Session, engine_id: str) -> None:

@@ -7,6 +7,7 @@ Hidden parameter values are stored encrypted (their names listed in the environm
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, false, func, not_, or_, select, update
@@ -128,6 +129,16 @@ def stack_state(session: Session, stack_id: str) -> tuple[str, str, str] | None:
     if row is None:
         return None
     return row.action or "", row.status or "", row.status_reason or ""
+
+
+def stack_last_action(
+    session: Session, stack_id: str
+) -> tuple[str, str, datetime | None] | None:
+    """(action, status, updated_at) of a live stack: when its last action ended."""
+    row = _live_columns(session, stack_id, Stack.action, Stack.status, Stack.updated_at)
+    if row is None:
+        return None
+    return row.action or "", row.status or "", row.updated_at
 
 
 def stack_brief(

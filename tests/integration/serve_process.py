@@ -122,9 +122,11 @@ class ServeProcess(LoggedProcess):
 class StackApi:
     """The few Orchestration API calls crash tests make, on a server's fixed address."""
 
-    def __init__(self, endpoint: str, timeout: float = 120.0) -> None:
+    def __init__(self, endpoint: str, timeout: float = 120.0, poll: float = 0.1) -> None:
         self.endpoint = endpoint
         self.timeout = timeout
+        # Seconds between looks at a stack that is still in progress.
+        self.poll = poll
 
     def create(self, name: str, template: dict[str, Any], params: dict[str, Any]) -> str:
         body = {"stack_name": name, "template": template, "parameters": params}
@@ -164,7 +166,7 @@ class StackApi:
             if not state[0].endswith("IN_PROGRESS"):
                 return state
             assert time.monotonic() < deadline, f"still {state} after {self.timeout}s"
-            time.sleep(0.1)
+            time.sleep(self.poll)
 
     def show(self, name: str, stack_id: str) -> dict[str, Any]:
         resp = requests.get(f"{self.endpoint}/stacks/{name}/{stack_id}", timeout=30)

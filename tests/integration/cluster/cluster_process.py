@@ -10,6 +10,7 @@ import socket
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 import requests
 
@@ -22,6 +23,13 @@ START_TIMEOUT = 60.0
 HEARTBEAT = 0.3
 ENGINE_STARTED = re.compile(r"Engine (\S+) \(pid (\d+)\) takes calls")
 METRICS_AT = re.compile(r"Metrics on (http://\S+)")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 def require_rabbitmq() -> None:
@@ -42,9 +50,11 @@ class Cluster:
     """``hearth api`` (N workers) in front of K ``hearth engine`` processes."""
 
     def __init__(self, data_dir: Path, db_url: str, *, engines: int = 2,
-                 api_workers: int = 2) -> None:
+                 api_workers: int = 2, engine_workers: int = 1,
+                 options: dict[str, object] | None = None) -> None:
         self.data_dir = data_dir
         self.db_url = db_url
+        self.engine_workers = engine_workers
         self.port = free_port()
         data_dir.mkdir(parents=True, exist_ok=True)
         self.config = data_dir / "hearth.conf"
@@ -55,6 +65,7 @@ class Cluster:
             f"engine_topic = hearth-test-{secrets.token_hex(6)}",
             f"heartbeat_interval = {HEARTBEAT}",
             f"auth_encryption_key = {secrets.token_urlsafe(32)}",
+            *(f"{key} = {value}" for key, value in (options or {}).items()),
             "[database]", f"connection = {db_url}",
             "[api]", "bind_host = 127.0.0.1", f"bind_port = {self.port}",
             # The service list is an admin's call.
@@ -67,7 +78,8 @@ class Cluster:
         common = ["--config-file", str(self.config), "--data-dir", str(data_dir)]
         self.api = LoggedProcess(["api", *common], data_dir / "api.log")
         self.engines = [
-            LoggedProcess(["engine", "--workers", "1", *common], data_dir / f"engine{i}.log")
+            LoggedProcess(["engine", "--workers", str(engine_workers), *common],
+                          data_dir / f"engine{i}.log")
             for i in range(engines)
         ]
 
@@ -87,7 +99,7 @@ class Cluster:
             engine.start()
         self.api.start()
         deadline = time.monotonic() + START_TIMEOUT
-        while len(self.engine_ids()) < len(self.engines):
+        while len(self.engines_up()) < len(self.engines) * self.engine_workers:
             self._check_alive(deadline, "engines did not start")
             time.sleep(0.1)
         while True:
@@ -118,6 +130,18 @@ class Cluster:
         """The metrics addresses the engines logged at their start."""
         return [url for engine in self.engines
                 for url in METRICS_AT.findall(engine.log())]
+
+    def engines_up(self) -> dict[str, int]:
+        """Engine id -> pid of every engine taking calls now: each one, a ``hearth engine``
+        process or one of its workers (which it starts again when one dies), logs both when
+        it starts."""
+        up: dict[str, int] = {}
+        for engine in self.engines:
+            if engine.running:
+                for match in ENGINE_STARTED.finditer(engine.log()):
+                    if _alive(int(match.group(2))):
+                        up[match.group(1)] = int(match.group(2))
+        return up
 
     def logs(self) -> str:
         return "\n".join(f"--- {p.log_path.name}\n{p.log()[-4000:]}"

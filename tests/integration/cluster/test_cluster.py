@@ -20,6 +20,9 @@ from tests.integration.cluster.cluster_process import Cluster, require_rabbitmq
 from tests.integration.conftest import DatabaseFactory
 from tests.integration.serve_process import StackApi
 
+# With the other tests on the machine's RabbitMQ (test_cluster_kills restarts it).
+pytestmark = pytest.mark.xdist_group("rabbitmq")
+
 SLOW = {
     "heat_template_version": "2018-08-31",
     "parameters": {"wait": {"type": "number", "default": 1}},
