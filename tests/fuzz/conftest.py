@@ -2,8 +2,7 @@
 
 By default each property runs a few dozen cases with a fixed seed (the run is the same every
 time, and short enough for every test run). ``HEARTH_FUZZ_CASES=100000`` makes it a long run:
-the count is shared out between the properties (each property's part in Hypothesis runs of
-at most RUN_CASES, so that memory stays flat), every problem is kept rather than the first
+the count is shared out between the properties, every problem is kept rather than the first
 ending its property, and the run fails at its end listing each distinct one.
 ``HEARTH_FUZZ_REPORT=path.json`` writes the run's figures and problems there.
 """
@@ -11,8 +10,7 @@ ending its property, and the run fails at its end listing each distinct one.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
-from typing import TypeVar
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -22,8 +20,6 @@ from hearth.api.auth import WsgiApp
 from hearth.cli.serve import serving
 from tests.fuzz.harness import Harness
 from tests.integration.api.conftest import server_conf
-
-T = TypeVar("T")
 
 DEFAULT_CASES = 300
 TOTAL_CASES = int(os.environ.get("HEARTH_FUZZ_CASES", DEFAULT_CASES))
@@ -43,27 +39,6 @@ settings.register_profile(
 def cases(share: float) -> int:
     """This property's part of the run's cases."""
     return max(1, round(TOTAL_CASES * share))
-
-
-# The most cases in one Hypothesis run. A run keeps what its examples drew (a cache of the
-# last 10,000 and a tree of every choice), some 40 KB a generated template: one run of 20,000
-# previews took the process from 220 to 605 MB, all of it freed only when the run ended.
-RUN_CASES = 1000
-
-
-def in_runs(share: float) -> Callable[[T], T]:
-    """Settings for a ``@given`` test taking ``run``: this property's part of the cases, as
-    runs of at most RUN_CASES. Each run is a parametrized test, and Hypothesis seeds each
-    with its test id, so the runs' fixed seeds differ."""
-    total = cases(share)
-    runs = -(-total // RUN_CASES)
-
-    def apply(test: T) -> T:
-        test = settings(settings.get_profile("hearth-fuzz"), max_examples=-(-total // runs))(test)
-        marked: T = pytest.mark.parametrize("run", range(runs))(test)
-        return marked
-
-    return apply
 
 
 @pytest.fixture(scope="session")

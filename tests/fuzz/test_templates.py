@@ -11,10 +11,10 @@ import time
 from typing import Any
 from urllib.parse import quote
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.fuzz.conftest import in_runs
+from tests.fuzz.conftest import cases
 from tests.fuzz.harness import Answer, Harness
 from tests.fuzz.strategies import parameters, plain_values, stack_bodies, strings
 from tests.integration.api.conftest import NOAUTH_PROJECT
@@ -63,24 +63,24 @@ def created(answer: Answer, name: Any) -> str | None:
     return f"{T}/stacks/{quote(str(name), safe='')}/{answer.json['stack']['id']}"
 
 
-@in_runs(0.3)
+@settings(settings.get_profile("hearth-fuzz"), max_examples=cases(0.3))
 @given(body=stack_bodies(named=False), query=QUERY_FLAGS)
-def test_validate(harness: Harness, run: int, body: dict[str, Any], query: str) -> None:
+def test_validate(harness: Harness, body: dict[str, Any], query: str) -> None:
     with harness.case("validate"):
         harness.request("POST", f"{T}/validate", body=body, query=query or None)
 
 
-@in_runs(0.2)
+@settings(settings.get_profile("hearth-fuzz"), max_examples=cases(0.2))
 @given(body=stack_bodies(named=True))
-def test_preview(harness: Harness, run: int, body: dict[str, Any]) -> None:
+def test_preview(harness: Harness, body: dict[str, Any]) -> None:
     with harness.case("preview"):
         harness.request("POST", f"{T}/stacks/preview", body=body)
 
 
-@in_runs(0.15)
+@settings(settings.get_profile("hearth-fuzz"), max_examples=cases(0.15))
 @given(body=stack_bodies(named=True), update=stack_bodies(named=False), patch=parameters,
        action=ACTIONS, snapshot=strings)
-def test_stack_lifecycle(harness: Harness, run: int, body: dict[str, Any], update: dict[str, Any],
+def test_stack_lifecycle(harness: Harness, body: dict[str, Any], update: dict[str, Any],
                          patch: Any, action: Any, snapshot: str) -> None:
     """Create, read everything, update (PUT, PATCH, their previews), act, delete.
 
@@ -109,14 +109,14 @@ def test_stack_lifecycle(harness: Harness, run: int, body: dict[str, Any], updat
         settle(harness, stack)
 
 
-@in_runs(0.1)
+@settings(settings.get_profile("hearth-fuzz"), max_examples=cases(0.1))
 @given(raw=st.binary(max_size=300) | st.text(max_size=300).map(str.encode),
        route=st.sampled_from([("POST", "/validate"), ("POST", "/stacks"),
                               ("POST", "/stacks/preview"), ("POST", "/software_configs"),
                               ("POST", "/software_deployments")]),
        content_type=st.sampled_from(["application/json", "text/plain", "application/yaml",
                                      "multipart/form-data", ""]))
-def test_raw_bodies(harness: Harness, run: int, raw: bytes, route: tuple[str, str],
+def test_raw_bodies(harness: Harness, raw: bytes, route: tuple[str, str],
                     content_type: str) -> None:
     """Bodies that are not JSON objects at all, under any content type."""
     method, path = route
