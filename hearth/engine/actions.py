@@ -21,7 +21,11 @@ class ActionManager:
     def __init__(self, core: EngineCore) -> None:
         self.core = core
         self._lock = threading.Lock()
+        # Only stacks with a run going on have entries in these tables: a long-running engine
+        # sees an unbounded number of stacks, so an idle stack's entries are dropped.
         self.running: dict[str, ActionRun] = {}
+        # Each run's future, held while it runs (the event loop itself keeps only weak
+        # references to its tasks).
         self._futures: dict[str, Future[None]] = {}
         # Work to start once the stack's current run ends (e.g. a delete after a cancel).
         self._after: dict[str, Callable[[], None]] = {}
@@ -81,6 +85,7 @@ class ActionManager:
             # arriving meanwhile waits for (and stops) that one, rather than running beside it.
             if self.running.get(stack_id) is run and run.next_spec is None:
                 del self.running[stack_id]
+                self._futures.pop(stack_id, None)
             parent = self.running.get(run.owner_id) if run.owner_id else None
         if parent is not None and run.parent_resource:
             # The resource that owns this stack notices at once (not at its next poll).
@@ -109,7 +114,8 @@ class ActionManager:
         with self._lock:
             if stack_id in self.running:
                 return
-            event = self._idle.get(stack_id)
+            # Waiters hold the event themselves; the next launch makes a new one.
+            event = self._idle.pop(stack_id, None)
         if event is not None:
             event.set()
 
@@ -118,6 +124,11 @@ class ActionManager:
         with self._lock:
             event = self._idle.get(stack_id)
         return True if event is None else event.wait(timeout)
+
+    def remembered(self) -> set[str]:
+        """The stacks this manager holds anything for (tests: idle stacks are forgotten)."""
+        with self._lock:
+            return set(self.running) | set(self._futures) | set(self._after) | set(self._idle)
 
     def get(self, stack_id: str) -> ActionRun | None:
         with self._lock:

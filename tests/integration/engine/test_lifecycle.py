@@ -117,6 +117,23 @@ def test_delete_in_reverse_order_and_retain(engine: Engine) -> None:
     assert engine.list_stacks(CTX) == []
 
 
+def test_idle_stacks_are_forgotten_by_the_action_manager(engine: Engine) -> None:
+    # A long-running engine sees stacks without end: it had kept two entries for every
+    # stack (and nested stack) it had ever run (found by the long fuzz run's RSS growth).
+    group = {"type": "OS::Heat::ResourceGroup",
+             "properties": {"count": 2, "resource_def": {"type": "OS::Heat::None"}}}
+    for number in range(3):
+        identity = create(engine, template({"a": rsrc(), "g": group}), name=f"s{number}")
+        assert wait_state(engine, identity)[:2] == ("CREATE", "COMPLETE")
+        engine.update_stack(CTX, identity, template({"a": rsrc("changed")}))
+        assert wait_state(engine, identity)[:2] == ("UPDATE", "COMPLETE")
+        if number:
+            engine.delete_stack(CTX, identity)
+            assert wait_state(engine, identity)[:2] == ("DELETE", "COMPLETE")
+        assert engine.wait_idle(identity["stack_id"], timeout=10)
+    assert engine.actions.remembered() == set()
+
+
 def test_update_in_place_replace_add_remove(engine: Engine) -> None:
     tmpl = template({
         "inplace": rsrc("one"),
