@@ -8,6 +8,7 @@ import re
 import secrets
 import socket
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import psutil
@@ -57,12 +58,13 @@ class Cluster:
         self.engine_workers = engine_workers
         self.port = free_port()
         data_dir.mkdir(parents=True, exist_ok=True)
+        # Its own topic: other test runs may share the broker.
+        self.topic = f"hearth-test-{secrets.token_hex(6)}"
         self.config = data_dir / "hearth.conf"
         self.config.write_text("\n".join([
             "[DEFAULT]",
             f"transport_url = {RABBIT_URL}",
-            # Its own topic: other test runs may share the broker.
-            f"engine_topic = hearth-test-{secrets.token_hex(6)}",
+            f"engine_topic = {self.topic}",
             f"heartbeat_interval = {HEARTBEAT}",
             f"auth_encryption_key = {secrets.token_urlsafe(32)}",
             *(f"{key} = {value}" for key, value in (options or {}).items()),
@@ -151,3 +153,17 @@ class Cluster:
         for proc in (self.api, *self.engines):
             if proc.running:
                 proc.terminate()
+        delete_queues(self.topic, self.engine_ids())
+
+
+def delete_queues(topic: str, engine_ids: Iterable[str]) -> None:
+    """The broker as the test found it: the topic's queue and each engine's own (a killed
+    engine cannot remove its queue; a queue nobody reads would stay on the broker)."""
+    import kombu
+
+    # kombu names the scheme amqp; oslo.messaging rabbit.
+    url = RABBIT_URL.replace("rabbit://", "amqp://", 1)
+    with kombu.Connection(url, connect_timeout=5) as connection:
+        channel = connection.channel()
+        for name in (topic, *(f"{topic}.{engine_id}" for engine_id in engine_ids)):
+            channel.queue_delete(name)

@@ -11,7 +11,11 @@ from pathlib import Path
 import psutil
 import requests
 
-from tests.integration.cluster.cluster_process import RABBIT_URL, require_rabbitmq
+from tests.integration.cluster.cluster_process import (
+    RABBIT_URL,
+    delete_queues,
+    require_rabbitmq,
+)
 from tests.integration.conftest import DatabaseFactory
 from tests.integration.serve_process import REPO, LoggedProcess, StackApi, free_port
 
@@ -65,11 +69,11 @@ def test_units_start_two_apis_and_three_engines(
     api = LoggedProcess(_as_run_here(_exec_start("hearth-api.service"), config),
                         tmp_path / "api.log")
     endpoint = f"http://127.0.0.1:{port}/v1/demo"
+    engines: list[dict[str, str]] = []
     try:
         engine.start()
         api.start()
         deadline = time.monotonic() + 90
-        engines: list[dict[str, str]] = []
         apis: list[dict[str, str]] = []
         while len(engines) < 3 or len(apis) < 2:
             assert engine.running and api.running, engine.log() + api.log()
@@ -100,4 +104,5 @@ def test_units_start_two_apis_and_three_engines(
     finally:
         api.close()
         engine.close()
+        delete_queues(f"hearth-deploy-{port}", [s["engine_id"] for s in engines])
         database_factory.discard(db_url)
