@@ -441,22 +441,6 @@ class ActionRun(RunControl):
         if writes:
             await self.core.journal.commit([*writes, self._fence])
 
-    def _check_lock(self, session: Any) -> None:
-        """Raise ``LockLost`` unless this engine still holds the stack's lock (the row stays
-        locked until ``session`` commits)."""
-        if not lock_store.held(session, self.stack_id, self.core.engine_id):
-            raise batch.LockLost(self.stack_id, lock_store.holder(session, self.stack_id))
-
-    def _lose_lock(self) -> None:
-        """Another engine took this stack over, having believed this one dead (it missed its
-        heartbeats: a long pause, a starved process). That engine carries the action on from
-        what is stored: this run stops at once and writes nothing more (loop thread only)."""
-        if not self.lock_lost:
-            LOG.warning("Stack %s was taken over by another engine: its %s stops here",
-                        self.stack_id, self.action)
-            self.lock_lost = True
-        self.stop.request(StopReason.CANCELLED, "taken over by another engine")
-
     async def _abort(self, task: ResourceTask, cookie: Any, why: str) -> None:
         await self._call(task, task.abort, cookie, why)
         await self._commit(task)
@@ -478,23 +462,25 @@ class ActionRun(RunControl):
         a worker: planning one may read and write the database."""
         if self.is_update_like:
             return False
-        type_name = task.record.resource_type
-        if task.action in (states.CREATE, states.ADOPT) and task.name in self.bound.resources:
-            type_name = self.resource_type(task.name)
         try:
-            cls = self.plugin_class(type_name, task.name)
+            cls = self._task_class(task)
         except Exception:  # reported by the step itself, in a worker
             return False
         return not cls.handlers_block
 
     def _service_of(self, task: ResourceTask) -> str | None:
+        try:
+            return service_type_of(self._task_class(task))
+        except Exception:  # reported by the step itself
+            return None
+
+    def _task_class(self, task: ResourceTask) -> type[Resource]:
+        """The plugin class a task's steps run: the template's type for a new resource,
+        the stored row's otherwise."""
         type_name = task.record.resource_type
         if task.action in (states.CREATE, states.ADOPT) and task.name in self.bound.resources:
             type_name = self.resource_type(task.name)
-        try:
-            return service_type_of(self.plugin_class(type_name, task.name))
-        except Exception:  # reported by the step itself
-            return None
+        return self.plugin_class(type_name, task.name)
 
     def _start(self, task: ResourceTask) -> Step:
         # Checked in the worker, when the step really begins: work queued behind a failure
@@ -613,9 +599,7 @@ class ActionRun(RunControl):
             try:
                 self._check_lock(session)
             except batch.LockLost:
-                LOG.warning("Stack %s was taken over by another engine before its %s ended",
-                            self.stack_id, action)
-                self.lock_lost = True
+                self._note_lock_lost()
                 return
             if supersede.superseded_at_end(self, session):
                 return  # a newer update owns the stack: nothing of this run's end is written

@@ -1,9 +1,11 @@
 """How others stop a running action: a user's cancel, a delete, a newer update that
-supersedes it (``supersede``), asked in this engine or by a message on the stack's lock."""
+supersedes it (``supersede``), asked in this engine or by a message on the stack's lock, and
+another engine that took the stack over (fencing: this one then writes nothing more)."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import TYPE_CHECKING
 
 from hearth.engine import states, supersede
@@ -11,9 +13,14 @@ from hearth.engine.core import EngineCore
 from hearth.engine.scheduler import StopReason, StopSignal
 from hearth.engine.stack_state import set_stack_state
 from hearth.resources.stack_resource import StackResource
+from hearth.store import batch
+from hearth.store import locks as lock_store
+from hearth.store.db import Session
 
 if TYPE_CHECKING:
     from hearth.engine.resource_task import ResourceTask
+
+LOG = logging.getLogger(__name__)
 
 
 class RunControl:
@@ -31,6 +38,8 @@ class RunControl:
     hook_events: dict[str, asyncio.Event]
     # Set once a newer update owns the stack: nothing new starts, the run hands over.
     superseded: bool
+    # Set when another engine took this stack over (see ``_lose_lock``).
+    lock_lost: bool
 
     def _on_message(self, message: str) -> None:
         """A control message another engine left on this stack's lock."""
@@ -43,6 +52,25 @@ class RunControl:
             self.request_cancel(rollback=False)
         elif message == "cancel_with_rollback":
             self.request_cancel(rollback=True)
+
+    def _check_lock(self, session: Session) -> None:
+        """Raise ``LockLost`` unless this engine still holds the stack's lock (the row stays
+        locked until ``session`` commits)."""
+        if not lock_store.held(session, self.stack_id, self.core.engine_id):
+            raise batch.LockLost(self.stack_id, lock_store.holder(session, self.stack_id))
+
+    def _lose_lock(self) -> None:
+        """Another engine took this stack over, having believed this one dead (it missed its
+        heartbeats: a long pause, a starved process). That engine carries the action on from
+        what is stored: this run stops at once and writes nothing more (loop thread only)."""
+        self._note_lock_lost()
+        self.stop.request(StopReason.CANCELLED, "taken over by another engine")
+
+    def _note_lock_lost(self) -> None:
+        if not self.lock_lost:
+            LOG.warning("Stack %s was taken over by another engine: its %s stops here",
+                        self.stack_id, self.action)
+            self.lock_lost = True
 
     def request_cancel(
         self, *, rollback: bool, message: str = "", drain: bool | None = None

@@ -8,13 +8,16 @@ import re
 import secrets
 import socket
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
 import requests
 
+from tests.integration.conftest import DatabaseFactory
 from tests.integration.serve_process import PROJECT, LoggedProcess, free_port
 
 RABBIT_URL = os.environ.get("HEARTH_TEST_TRANSPORT_URL",
@@ -167,3 +170,19 @@ def delete_queues(topic: str, engine_ids: Iterable[str]) -> None:
         channel = connection.channel()
         for name in (topic, *(f"{topic}.{engine_id}" for engine_id in engine_ids)):
             channel.queue_delete(name)
+
+
+@contextmanager
+def fresh_cluster(data_dir: Path, database_factory: DatabaseFactory,
+                  **options: Any) -> Iterator[Cluster]:
+    """A started ``Cluster`` (``options`` as ``Cluster`` takes them) on a new PostgreSQL
+    database, stopped and its database dropped afterwards."""
+    require_rabbitmq()
+    url = database_factory.new("postgresql")
+    running = Cluster(data_dir, url, **options)
+    try:
+        running.start()
+        yield running
+    finally:
+        running.close()
+        database_factory.discard(url)

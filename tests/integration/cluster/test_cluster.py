@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from heatclient import client as heat_client
 from heatclient import exc as heat_exc
 
-from tests.integration.cluster.cluster_process import Cluster, require_rabbitmq
+from tests.integration.cluster.cluster_process import Cluster, fresh_cluster
 from tests.integration.conftest import DatabaseFactory
 from tests.integration.serve_process import StackApi
 
@@ -42,15 +42,8 @@ SLOW = {
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory,
             database_factory: DatabaseFactory) -> Iterator[Cluster]:
-    require_rabbitmq()
-    url = database_factory.new("postgresql")
-    running = Cluster(tmp_path_factory.mktemp("cluster"), url)
-    running.start()
-    try:
+    with fresh_cluster(tmp_path_factory.mktemp("cluster"), database_factory) as running:
         yield running
-    finally:
-        running.close()
-        database_factory.discard(url)
 
 
 @pytest.fixture()
@@ -181,25 +174,21 @@ def test_stacks_are_spread_over_the_engines(cluster: Cluster, heat: Any) -> None
 def test_killed_engine_stack_is_finished_by_the_other(
     tmp_path: Path, database_factory: DatabaseFactory
 ) -> None:
-    require_rabbitmq()
-    url = database_factory.new("postgresql")
-    cluster = Cluster(tmp_path, url, api_workers=1)
-    cluster.start()
-    try:
+    with fresh_cluster(tmp_path, database_factory, api_workers=1) as cluster:
         api = StackApi(cluster.endpoint)
         stack_id = api.create("crash", SLOW, {"wait": 1})
         deadline = time.monotonic() + 30
-        while stack_id not in _lock_holders(url):
+        while stack_id not in _lock_holders(cluster.db_url):
             assert time.monotonic() < deadline
             time.sleep(0.05)
         time.sleep(1.5)  # two of the six resources are done by now, the third in progress
-        holder = _lock_holders(url)[stack_id]
+        holder = _lock_holders(cluster.db_url)[stack_id]
         victim = cluster.engine_ids()[holder]
         victim.kill()
 
         assert api.wait(stack_id) == ("CREATE_COMPLETE",
                                       "Stack CREATE completed successfully")
-        survivor = _lock_holders(url).get(stack_id)
+        survivor = _lock_holders(cluster.db_url).get(stack_id)
         assert survivor is None  # released by the engine that finished it
         resources = requests.get(f"{cluster.endpoint}/stacks/crash/{stack_id}/resources",
                                  timeout=30).json()["resources"]
@@ -215,9 +204,6 @@ def test_killed_engine_stack_is_finished_by_the_other(
 
         api.delete("crash", stack_id)
         assert api.wait(stack_id)[0] == "DELETE_COMPLETE"
-    finally:
-        cluster.close()
-        database_factory.discard(url)
 
 
 def test_a_killed_api_worker_is_replaced(cluster: Cluster) -> None:

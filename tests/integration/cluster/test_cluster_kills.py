@@ -30,7 +30,12 @@ import pytest
 import requests
 import sqlalchemy as sa
 
-from tests.integration.cluster.cluster_process import START_TIMEOUT, Cluster, require_rabbitmq
+from tests.integration.cluster.cluster_process import (
+    START_TIMEOUT,
+    Cluster,
+    fresh_cluster,
+    require_rabbitmq,
+)
 from tests.integration.conftest import DatabaseFactory
 from tests.integration.serve_process import StackApi
 
@@ -100,19 +105,14 @@ POLL = 0.3
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory,
             database_factory: DatabaseFactory) -> Iterator[Cluster]:
-    require_rabbitmq()
-    url = database_factory.new("postgresql")
     # No template worker processes: each engine started again would spawn its own, and
     # budgets have nothing to do with crashes.
-    running = Cluster(tmp_path_factory.mktemp("kills"), url, engines=ENGINE_PROCESSES,
-                      engine_workers=ENGINE_WORKERS, api_workers=1,
-                      options={"template_workers": 0, "rpc_response_timeout": RPC_TIMEOUT})
-    running.start()
-    try:
+    with fresh_cluster(
+        tmp_path_factory.mktemp("kills"), database_factory, engines=ENGINE_PROCESSES,
+        engine_workers=ENGINE_WORKERS, api_workers=1,
+        options={"template_workers": 0, "rpc_response_timeout": RPC_TIMEOUT},
+    ) as running:
         yield running
-    finally:
-        running.close()
-        database_factory.discard(url)
 
 
 @pytest.fixture(scope="module")
