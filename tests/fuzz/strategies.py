@@ -378,3 +378,91 @@ def stack_bodies(draw: st.DrawFn, *, named: bool) -> dict[str, Any]:
     if draw(sometimes(5)):
         body[draw(strings)] = draw(plain_values(2))
     return body
+
+
+# Templates meant to be valid, so that a lifecycle case gets past validation and exercises the
+# engine: create, update (in place and replacing), actions, snapshot and delete of real stacks.
+VALID_VERSIONS = [v for v in ALL_VERSIONS if v.kind == "hot"]
+# Names that stay put across a stack's create and its update, so an update changes and replaces
+# (parameters and resources may not share a name).
+STABLE_NAMES = ("a", "b", "c", "d")
+PARAM_NAMES = ("p0", "p1", "x y", "ü")
+short_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=12)
+
+
+def _valid_value(version: TemplateVersion, params: list[str],
+                 earlier: list[str]) -> st.SearchStrategy[Any]:
+    """A string-valued expression: data, or a function of ``version`` over names that exist."""
+    options: list[st.SearchStrategy[Any]] = [short_text]
+    if params:
+        options.append(st.sampled_from(params).map(lambda p: {"get_param": p}))
+    if earlier and "get_resource" in version.function_keys:
+        options.append(st.sampled_from(earlier).map(lambda r: {"get_resource": r}))
+    if "str_replace" in version.function_keys:
+        options.append(st.builds(lambda t, v: {"str_replace": {"template": f"<{t}>x", "params": {
+            "x": v}}}, short_text, short_text))
+    if "list_join" in version.function_keys:
+        options.append(st.lists(short_text, max_size=3).map(lambda xs: {"list_join": ["-", xs]}))
+    return st.one_of(options)
+
+
+def _valid_resource(version: TemplateVersion, params: list[str],
+                    earlier: list[str]) -> st.SearchStrategy[dict[str, Any]]:
+    value = _valid_value(version, params, earlier)
+    member = st.sampled_from([{"type": "OS::Heat::None"},
+                              {"type": "OS::Heat::Value", "properties": {"value": "m%index%"}}])
+    kinds: list[st.SearchStrategy[dict[str, Any]]] = [
+        st.builds(lambda p: {"type": "OS::Heat::None", "properties": p},
+                  st.dictionaries(st.sampled_from(NAMES), value, max_size=2)),
+        st.builds(lambda v: {"type": "OS::Heat::Value", "properties": {"value": v}}, value),
+        st.builds(lambda n, s: {"type": "OS::Heat::RandomString",
+                                "properties": {"length": n, "salt": s}},
+                  st.integers(1, 64), value),
+        st.builds(lambda v, fail, replace: {"type": "OS::Heat::TestResource", "properties": {
+            "value": v, "fail": fail, "update_replace": replace}},
+            value, sometimes(10), st.booleans()),
+        st.builds(lambda n, d: {"type": "OS::Heat::ResourceGroup",
+                                "properties": {"count": n, "resource_def": d}},
+                  st.integers(0, 4), member),
+        st.builds(lambda c: {"type": "OS::Heat::SoftwareConfig",
+                             "properties": {"group": "script", "config": c}}, value),
+    ]
+    if earlier:
+        kinds.append(st.builds(lambda r: {"type": "OS::Heat::None", "depends_on": r},
+                               st.sampled_from(earlier)))
+    return st.one_of(kinds)
+
+
+@st.composite
+def valid_template_of(draw: st.DrawFn, version: TemplateVersion) -> dict[str, Any]:
+    """A HOT template of ``version`` that validates: its parameters have defaults of their
+    type, its resources are OS::Heat types with properties of theirs, references resolve."""
+    params = draw(st.lists(st.sampled_from(PARAM_NAMES), max_size=3, unique=True))
+    parameters_section = {name: {"type": "string", "default": draw(short_text)}
+                          for name in params}
+    resources: dict[str, Any] = {}
+    for name in draw(st.lists(st.sampled_from(STABLE_NAMES), min_size=1, unique=True)):
+        resources[name] = draw(_valid_resource(version, params, list(resources)))
+    outputs = {f"o_{name}": {"value": {"get_resource": name}} for name in resources}
+    if "get_attr" in version.function_keys:
+        outputs["show"] = {"value": {"get_attr": [next(iter(resources)), "show"]}}
+    return {"heat_template_version": version.value, "parameters": parameters_section,
+            "resources": resources, "outputs": outputs}
+
+
+valid_templates = st.sampled_from(VALID_VERSIONS).flatmap(valid_template_of)
+
+
+@st.composite
+def lifecycle_bodies(draw: st.DrawFn, *, named: bool) -> dict[str, Any]:
+    """A body for a stack that is meant to be created: most are valid, some are anything."""
+    if draw(sometimes(20)):
+        return draw(stack_bodies(named=named))
+    body: dict[str, Any] = {"template": draw(valid_templates)}
+    if named:
+        body["stack_name"] = draw(st.from_regex(r"\Afz[a-z0-9]{1,8}\Z"))
+    if draw(sometimes(30)):
+        body["parameters"] = draw(parameters)
+    if draw(sometimes(20)):
+        body["environment"] = draw(environments())
+    return body

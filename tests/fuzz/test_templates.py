@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from tests.fuzz.conftest import cases
 from tests.fuzz.harness import Answer, Harness
-from tests.fuzz.strategies import parameters, plain_values, stack_bodies, strings
+from tests.fuzz.strategies import lifecycle_bodies, parameters, plain_values, stack_bodies, strings
 from tests.integration.api.conftest import NOAUTH_PROJECT
 
 T = f"/v1/{NOAUTH_PROJECT}"
@@ -63,7 +63,7 @@ def created(answer: Answer, name: Any) -> str | None:
     return f"{T}/stacks/{quote(str(name), safe='')}/{answer.json['stack']['id']}"
 
 
-@settings(settings.get_profile("hearth-fuzz"), max_examples=cases(0.3))
+@settings(settings.get_profile("hearth-fuzz"), max_examples=cases(0.35))
 @given(body=stack_bodies(named=False), query=QUERY_FLAGS)
 def test_validate(harness: Harness, body: dict[str, Any], query: str) -> None:
     with harness.case("validate"):
@@ -77,8 +77,9 @@ def test_preview(harness: Harness, body: dict[str, Any]) -> None:
         harness.request("POST", f"{T}/stacks/preview", body=body)
 
 
-@settings(settings.get_profile("hearth-fuzz"), max_examples=cases(0.15))
-@given(body=stack_bodies(named=True), update=stack_bodies(named=False), patch=parameters,
+# Most lifecycle cases create a real stack (tens of requests each): a tenth of the run.
+@settings(settings.get_profile("hearth-fuzz"), max_examples=cases(0.1))
+@given(body=lifecycle_bodies(named=True), update=lifecycle_bodies(named=False), patch=parameters,
        action=ACTIONS, snapshot=strings)
 def test_stack_lifecycle(harness: Harness, body: dict[str, Any], update: dict[str, Any],
                          patch: Any, action: Any, snapshot: str) -> None:
