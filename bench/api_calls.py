@@ -21,8 +21,11 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode, urlsplit
+
+from bench.cloud_cpu import cloud_cpu_seconds, difference, own_cpu_seconds
 
 # The devcloud's APIs by port (../shared/tools/devcloud/README.md).
 SERVICE_PORTS: dict[int, str] = {
@@ -77,6 +80,12 @@ def is_single_get(method: str, url: str, params: object) -> bool:
     return method.upper() == "GET" and "?" not in url and not params
 
 
+@dataclass
+class CpuSpent:
+    cloud: dict[str, float] = field(default_factory=dict)
+    own: float = 0.0
+
+
 class CallCounter:
     """Calls per phase: service, method and polls. Thread-safe (engines call from workers)."""
 
@@ -88,13 +97,42 @@ class CallCounter:
         self._patterns: dict[str, Counter[str]] = {}
         # seconds spent in calls (summed over threads: above the wall time when in parallel)
         self._seconds: dict[str, dict[str, float]] = {}
+        # CPU seconds of the cloud's services and of this process, per phase
+        self._cpu: dict[str, CpuSpent] = {}
+        self._cpu_started = self._cpu_reading()
 
     def phase(self, name: str) -> None:
         """Count what follows under ``name`` (e.g. ``create``, ``delete``)."""
+        reading = self._cpu_reading()
         with self._lock:
+            self._close_cpu(reading)
             self._phase = name
             self._calls.setdefault(name, Counter())
             self._seen.setdefault(name, set())
+
+    @staticmethod
+    def _cpu_reading() -> tuple[dict[str, float], float]:
+        return cloud_cpu_seconds(), own_cpu_seconds()
+
+    def _close_cpu(self, reading: tuple[dict[str, float], float]) -> None:
+        """Adds the CPU spent since the phase began (or resumed) to the current phase."""
+        (cloud, own), (cloud_before, own_before) = reading, self._cpu_started
+        spent = self._cpu.setdefault(self._phase, CpuSpent())
+        for service, seconds in difference(cloud, cloud_before).items():
+            spent.cloud[service] = spent.cloud.get(service, 0.0) + seconds
+        spent.own += own - own_before
+        self._cpu_started = reading
+
+    def cpu(self, phase: str) -> dict[str, Any]:
+        """``{"cloud_s": {service: s}, "cloud_total_s", "engine_s"}`` of one phase so far."""
+        with self._lock:
+            if phase == self._phase:
+                self._close_cpu(self._cpu_reading())
+            spent = self._cpu.get(phase, CpuSpent())
+            cloud = dict(sorted(spent.cloud.items(), key=lambda item: -item[1]))
+            return {"cloud_s": {k: round(v, 1) for k, v in cloud.items()},
+                    "cloud_total_s": round(sum(cloud.values()), 1),
+                    "engine_s": round(spent.own, 1)}
 
     def record(self, service: str, method: str, url: str, single_get: bool,
                seconds: float = 0.0) -> None:
@@ -121,6 +159,7 @@ class CallCounter:
         found = summarise(calls)
         found["by_request"] = dict(patterns.most_common())
         found["call_seconds"] = sum(seconds.values())
+        found["cpu"] = self.cpu(phase)
         for service, spent in seconds.items():
             if service in found["by_service"]:
                 found["by_service"][service]["call_seconds"] = spent

@@ -11,8 +11,8 @@ from bench.results import _times
 
 SERVICES = ("keystone", "nova", "neutron", "glance", "cinder")
 METHODS = ("GET", "POST", "PUT", "DELETE")
-HEADER = ("engine", "phase", "seconds", "state", "calls", "polls", "in calls s", *METHODS,
-          *SERVICES)
+HEADER = ("engine", "phase", "seconds", "state", "calls", "polls", "in calls s",
+          "cloud cpu s", "engine cpu s", *METHODS, *SERVICES)
 
 
 def _seconds(value: float | None) -> str:
@@ -47,6 +47,8 @@ def rows(name: str, result: Mapping[str, Any]) -> list[list[str]]:
             name, phase, _seconds(result.get(f"{phase}_s")), state,
             str(calls.get("total", "-")), str(calls.get("polls", "-")),
             _seconds(calls.get("call_seconds")),
+            _seconds((calls.get("cpu") or {}).get("cloud_total_s")),
+            _seconds((calls.get("cpu") or {}).get("engine_s")),
             *(str(methods.get(m, 0)) for m in METHODS),
             *(f"{services[s]['total']} ({services[s]['polls']})" if s in services else "0"
               for s in SERVICES),
@@ -84,6 +86,18 @@ def comparison(hearth: Mapping[str, Any], label: str, heat: Mapping[str, Any]) -
     return f"Hearth / Heat 27 ({label}): " + "; ".join(parts)
 
 
+def cpu_detail(name: str, result: Mapping[str, Any]) -> list[str]:
+    """Where the cloud's CPU went in each phase, per service (largest first)."""
+    out = []
+    for phase in ("create", "delete"):
+        spent: Mapping[str, float] = (calls_of(result, phase).get("cpu") or {}).get(
+            "cloud_s") or {}
+        if spent:
+            out.append(f"{name} {phase}, cloud CPU s: " + ", ".join(
+                f"{service} {seconds:,.1f}" for service, seconds in spent.items() if seconds))
+    return out
+
+
 def requests_detail(name: str, result: Mapping[str, Any], limit: int = 25) -> list[str]:
     """The most frequent kinds of request of each phase (ids as *)."""
     out = []
@@ -111,7 +125,9 @@ def format_report(result: Mapping[str, Any], host: Mapping[str, Any],
     for label, heat in heats.items():
         lines += rows(f"Heat 27 ({label})", heat)
     text = [head, "", "calls: per phase; per service: total (polls of it); in calls s: seconds "
-            "spent inside API calls, summed over threads", "",
+            "spent inside API calls, summed over threads; cloud cpu s: CPU seconds of the "
+            "devcloud's services (and their database and broker); engine cpu s: the engine "
+            "process's own", "",
             table(lines), ""]
     for name, found in [("Hearth", hearth or {})] + [(f"Heat 27 ({k})", v)
                                                      for k, v in heats.items()]:
@@ -128,7 +144,7 @@ def format_report(result: Mapping[str, Any], host: Mapping[str, Any],
     if detail:
         for name, found in [("Hearth", hearth or {})] + [(f"Heat 27 ({k})", v)
                                                          for k, v in heats.items()]:
-            text += requests_detail(name, found)
+            text += cpu_detail(name, found) + requests_detail(name, found)
         for phase, found_timeline in ((hearth or {}).get("timeline") or {}).items():
             text += format_timeline(f"Hearth {phase}, per resource type", found_timeline)
     return "\n".join(text)

@@ -164,3 +164,43 @@ def test_timeline_spans_per_type_from_the_engine_s_events(tmp_path: Path) -> Non
     assert found["OS::Neutron::Port"]["last_end_s"] == 2.0
     assert timeline(db, "s", "DELETE") == {}  # nothing finished
     assert "OS::Nova::Server" in "\n".join(format_timeline("create", found))
+
+
+def test_cpu_of_each_phase_is_counted_per_service_and_for_the_engine(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    readings = iter([
+        ({"neutron": 10.0, "nova-api": 5.0}, 1.0),  # the counter starts
+        ({"neutron": 10.0, "nova-api": 5.0}, 1.0),  # create begins
+        ({"neutron": 40.0, "nova-api": 7.5}, 3.0),  # delete begins
+        ({"neutron": 45.0, "nova-api": 7.5}, 3.5),  # delete's figures are read
+    ])  # create's need no reading of their own: create has ended
+    monkeypatch.setattr(CallCounter, "_cpu_reading", staticmethod(lambda: next(readings)))
+    counter = CallCounter()
+    counter.phase("create")
+    counter.phase("delete")
+    assert counter.cpu("create") == {"cloud_s": {"neutron": 30.0, "nova-api": 2.5},
+                                     "cloud_total_s": 32.5, "engine_s": 2.0}
+    assert counter.cpu("delete") == {"cloud_s": {"neutron": 5.0, "nova-api": 0.0},
+                                     "cloud_total_s": 5.0, "engine_s": 0.5}
+
+
+def test_cloud_cpu_reads_the_services_processes_from_proc() -> None:
+    import subprocess
+    import sys
+
+    from bench.cloud_cpu import cloud_cpu_seconds, own_cpu_seconds
+
+    # a child whose command line names a service, as the devcloud's do: it burns half a
+    # second of its own CPU, says so, and waits
+    busy = subprocess.Popen([sys.executable, "-c", "import sys, time\n"
+                             "while time.process_time() < 0.5: pass\n"
+                             "print('done', flush=True)\ntime.sleep(60)", "glance-api"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert busy.stdout is not None and busy.stdout.readline() == "done\n"
+        # /proc counts in clock ticks: allow one or two
+        assert cloud_cpu_seconds().get("glance", 0.0) >= 0.45
+    finally:
+        busy.kill()
+        busy.wait()
+    assert own_cpu_seconds() > 0
