@@ -56,6 +56,10 @@ def parser() -> argparse.ArgumentParser:
                    "both one after the other (default %(default)s)")
     p.add_argument("--detail", action="store_true",
                    help="also print each engine's most frequent kinds of request")
+    p.add_argument("--service-requests", type=int,
+                   help="Hearth's [clients] service_requests (default: Hearth's default)")
+    p.add_argument("--service-concurrency", type=int,
+                   help="Hearth's [clients] service_concurrency (default: Hearth's default)")
     p.add_argument("--no-heat", action="store_true", help="run Hearth only")
     p.add_argument("--no-hearth", action="store_true", help="run Heat only")
     p.add_argument("--json", action="store_true",
@@ -76,6 +80,13 @@ def shape_of(args: argparse.Namespace) -> CloudShape:
         routers=args.routers if args.routers is not None else base.routers,
         servers=args.servers if args.servers is not None else base.servers,
     )
+
+
+def hearth_clients(args: argparse.Namespace) -> dict[str, int]:
+    """The ``[clients]`` options the run sets for Hearth (none: its defaults)."""
+    chosen = {"service_requests": args.service_requests,
+              "service_concurrency": args.service_concurrency}
+    return {name: value for name, value in chosen.items() if value is not None}
 
 
 def run_heat_side(
@@ -146,7 +157,7 @@ def run(args: argparse.Namespace, counter: CallCounter) -> Result:
                 hearth = run_hearth(template, stack_name=f"{project.name}-hearth",
                                     cloud=project.cloud_name, clouds_file=clouds_file,
                                     project_id=project.project_id, counter=counter,
-                                    timeout=args.timeout)
+                                    timeout=args.timeout, clients=hearth_clients(args))
             except Exception as exc:  # e.g. a timeout: Heat still runs, the project is purged
                 hearth = {"error": f"{type(exc).__name__}: {exc}"}
             check_empty(admin, project, hearth)

@@ -19,18 +19,22 @@ from bench.results import Result
 def run_hearth(
     template: dict[str, Any], *, stack_name: str, cloud: str, clouds_file: Path,
     project_id: str, counter: CallCounter, poll: float = 0.05, timeout: float = 1800.0,
+    clients: dict[str, int] | None = None,
 ) -> Result:
+    """``clients``: ``[clients]`` options other than the defaults (service_requests...)."""
     from hearth.common.config import load_config
     from hearth.common.context import RequestContext
     from hearth.engine.engine import Engine
 
-    result: Result = {"label": "engine in-process, embedded mode (clouds.yaml)"}
+    result: Result = {"label": "engine in-process, embedded mode (clouds.yaml)",
+                      "clients": dict(clients or {})}
     with tempfile.TemporaryDirectory(prefix="hearth-bench-cloud-") as tmp:
         db = Path(tmp) / "hearth.sqlite"
         conf = load_config(overrides=[
             ("connection", "database", f"sqlite:///{db}"),
             ("cloud", "clients", cloud),
             ("clouds_file", "clients", str(clouds_file)),
+            *((name, "clients", value) for name, value in (clients or {}).items()),
             *bench_overrides(),
         ])
         engine = Engine.from_config(conf)

@@ -17,6 +17,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from hearth.clients.errors import RETRIABLE_STATUS_CODES, translate
+from hearth.clients.grouped import GroupedCreates
+from hearth.clients.requests_in_flight import RequestsInFlight
 from hearth.clients.settings import SERVICE_GROUPS, ClientSettings
 
 if TYPE_CHECKING:
@@ -52,6 +54,7 @@ class Cloud:
         *,
         description: str,
         connection_factory: Callable[[Session], Connection] | None = None,
+        in_flight: RequestsInFlight | None = None,
     ) -> None:
         self.settings = settings
         self.description = description
@@ -64,6 +67,10 @@ class Cloud:
         self._extensions: dict[str, frozenset[str]] = {}
         # Objects recently found by id (key -> (expiry, value)): see ``seen_recently``.
         self._found: OrderedDict[tuple[str, ...], tuple[float, Any]] = OrderedDict()
+        self._finding: dict[tuple[str, ...], threading.Event] = {}
+        self._grouped: dict[str, GroupedCreates] = {}
+        # Shared by the engine's clouds: requests in flight per service (no limit alone).
+        self._in_flight = in_flight or RequestsInFlight(0)
 
     def __repr__(self) -> str:
         return f"<Cloud {self.description}>"
@@ -161,29 +168,62 @@ class Cloud:
         For lookups by id only: an id is never reused, so what was found stays right but
         for a deletion within ``ttl`` (then the next call on it fails with the service's
         own not-found). A stack's constraint check and its handler resolve the same
-        networks and flavors again and again; a miss is never remembered.
+        networks and flavors again and again; a miss is never remembered. Threads that ask
+        for a key while another one is finding it wait for that answer instead of asking
+        the service too (a stack's 200 ports start at the same moment).
         """
-        now = time.monotonic()
-        with self._lock:
-            hit = self._found.get(key)
-            if hit is not None and hit[0] > now:
-                return cast("T", hit[1])
-        value = find()
-        if value is not None:
+        while True:
+            now = time.monotonic()
             with self._lock:
-                self._found[key] = (now + ttl, value)
-                self._found.move_to_end(key)
-                while len(self._found) > FOUND_KEPT:
-                    self._found.popitem(last=False)
-        return value
+                hit = self._found.get(key)
+                if hit is not None and hit[0] > now:
+                    return cast("T", hit[1])
+                pending = self._finding.get(key)
+                if pending is None:
+                    pending = self._finding[key] = threading.Event()
+                    break
+            pending.wait()
+            with self._lock:
+                hit = self._found.get(key)
+            if hit is None:  # the other thread found nothing (or failed): ask ourselves
+                return self._find_once(key, find, ttl, None)
+        return self._find_once(key, find, ttl, pending)
+
+    def _find_once(self, key: tuple[str, ...], find: Callable[[], T | None], ttl: float,
+                   pending: threading.Event | None) -> T | None:
+        try:
+            value = find()
+            if value is not None:
+                with self._lock:
+                    self._found[key] = (time.monotonic() + ttl, value)
+                    self._found.move_to_end(key)
+                    while len(self._found) > FOUND_KEPT:
+                        self._found.popitem(last=False)
+            return value
+        finally:
+            if pending is not None:
+                with self._lock:
+                    self._finding.pop(key, None)
+                pending.set()
 
     # --- calls ---------------------------------------------------------------------------
 
+    def grouped_creates(self, kind: str) -> GroupedCreates:
+        """The creates of ``kind`` (e.g. ``network/ports``) that go to the service together
+        while one request of them is in flight (``hearth.clients.grouped``)."""
+        with self._lock:
+            found = self._grouped.get(kind)
+            if found is None:
+                found = self._grouped[kind] = GroupedCreates()
+            return found
+
     def call(self, fn: Callable[..., T], *args: Any, service: str | None = None,
              **kwargs: Any) -> T:
-        """``fn(*args, **kwargs)`` with the services' errors as CloudErrors."""
+        """``fn(*args, **kwargs)`` with the services' errors as CloudErrors, once one of
+        the service's places for requests in flight is free (``RequestsInFlight``)."""
         try:
-            return fn(*args, **kwargs)
+            with self._in_flight.held(_canonical(service) if service else None):
+                return fn(*args, **kwargs)
         except Exception as exc:
             translated = translate(exc, service)
             if translated is exc:

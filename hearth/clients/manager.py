@@ -17,6 +17,7 @@ from hearth.clients.credentials import (
     cloud_region,
     make_session,
 )
+from hearth.clients.requests_in_flight import RequestsInFlight
 from hearth.clients.settings import ClientSettings
 from hearth.clients.trusts import TrustManager
 
@@ -50,6 +51,8 @@ class CloudClients:
         self.trusts = TrustManager(settings)
         self._clouds: OrderedDict[str, Cloud] = OrderedDict()
         self._lock = threading.Lock()
+        # Every cloud of this engine counts its requests to a service in the same places.
+        self.in_flight = RequestsInFlight(settings.service_requests)
 
     @property
     def uses_trusts(self) -> bool:
@@ -102,9 +105,9 @@ class CloudClients:
                 return Connection(config=holder["region"])  # type: ignore[arg-type]
 
             return Cloud(settings, session, description=creds.key,
-                         connection_factory=connection)
+                         connection_factory=connection, in_flight=self.in_flight)
         factory: Callable[[], Session] = lambda: make_session(settings, creds)  # noqa: E731
-        return Cloud(settings, factory, description=creds.key)
+        return Cloud(settings, factory, description=creds.key, in_flight=self.in_flight)
 
     def forget(self, creds: Credentials) -> None:
         with self._lock:

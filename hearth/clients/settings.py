@@ -75,7 +75,8 @@ class ClientSettings:
     services: dict[str, ServiceOptions] = field(default_factory=dict)
     default_service: ServiceOptions = field(default_factory=ServiceOptions)
     api_retries: int = 4
-    service_concurrency: int = 4
+    service_concurrency: int = 32
+    service_requests: int = 2
     trustee: Trustee | None = None
     delegated_roles: tuple[str, ...] = ()
     keystone_auth: bool = False
@@ -129,6 +130,7 @@ class ClientSettings:
             default_service=default,
             api_retries=base.api_retries,
             service_concurrency=base.service_concurrency,
+            service_requests=base.service_requests,
             trustee=trustee,
             delegated_roles=tuple(conf.trusts_delegated_roles),
             keystone_auth=conf.api.auth_strategy == "keystone",

@@ -54,10 +54,20 @@ CLIENTS_OPTS: list[cfg.Opt] = [
     ),
     cfg.IntOpt(
         "service_concurrency",
-        default=4,
+        default=32,
         min=1,
         help="Resource steps of one service (compute, network, ...) that run at the same "
-        "time in one engine, so that a slow service cannot take every worker thread.",
+        "time in one engine (in [DEFAULT] engine_wait_threads), so that a slow service "
+        "cannot take every thread. Their requests are bounded by service_requests.",
+    ),
+    cfg.IntOpt(
+        "service_requests",
+        default=2,
+        min=0,
+        help="Requests one engine has in flight to one service at the same time (0: no "
+        "limit). A service's API answers no faster with more at once, and spends more on "
+        "each; the steps beyond it wait without a request. Ports made at the same moment "
+        "go to Neutron together, as one bulk request.",
     ),
 ]
 

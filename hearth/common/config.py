@@ -141,7 +141,16 @@ DEFAULT_OPTS: list[cfg.Opt] = [
         "engine_worker_threads",
         default=8,
         min=1,
-        help="Resource actions one engine runs at the same time.",
+        help="Threads of one engine for database work and for the steps of types that "
+        "work the database (nested stacks).",
+    ),
+    cfg.IntOpt(
+        "engine_wait_threads",
+        default=64,
+        min=1,
+        help="Threads of one engine for the steps of types whose handlers wait for another "
+        "service (cloud APIs) or sleep; each service's share is bounded by [clients] "
+        "service_concurrency.",
     ),
     cfg.StrOpt(
         "engine_topic",

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from hearth.clients.requests_in_flight import step_priority
 from hearth.common import logs, metrics
 from hearth.common.errors import HearthError
 from hearth.engine import stack_users, states, supersede, traversal
@@ -89,6 +90,8 @@ class ActionRun(RunControl):
         self.resuming = resuming
         self.stop = StopSignal()
         self.tasks: dict[traversal.Node, ResourceTask] = {}
+        # Each node's place on the critical path (requests to a busy service go longest first).
+        self.chain_lengths: dict[traversal.Node, int] = {}
         self.hook_events: dict[str, asyncio.Event] = {}
         # Set to poll a resource at once (its child stack ended in this engine).
         self.poll_events: dict[str, asyncio.Event] = {}
@@ -314,6 +317,7 @@ class ActionRun(RunControl):
     async def _run(self) -> None:
         workers = self.core.workers
         nodes = await self._prepare()
+        self.chain_lengths = traversal.chain_lengths(nodes)
         done_before = traversal.done_before(
             nodes, self.rows, self.current, self.traversal_id, self.resource_action
         ) if self.resuming else set()
@@ -382,6 +386,8 @@ class ActionRun(RunControl):
         task = ResourceTask(self, record, self._node_action(node))
         task.inline = self._runs_inline(task)
         task.service = None if task.inline else self._service_of(task)
+        task.waits = not task.inline and self._waits_elsewhere(task)
+        task.priority = self.chain_lengths.get(node, 0)
         self.tasks[node] = task
         step = Step()
         try:
@@ -431,10 +437,19 @@ class ActionRun(RunControl):
         so a slow service holds at most its share of the worker threads."""
         if task.inline:
             return fn(*args)
+        workers = self.core.workers
+        run = workers.wait if task.waits else workers.call
         if task.service is None:
-            return await self.core.workers.call(fn, *args)
-        async with self.core.service_slots(task.service):
-            return await self.core.workers.call(fn, *args)
+            return await run(fn, *args)
+        async with self.core.service_slots(task.service).held(task.priority):
+            return await run(self._prioritised, task.priority, fn, *args)
+
+    @staticmethod
+    def _prioritised(priority: int, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` whose requests to its service wait as the step's place on the
+        critical path says (``hearth.clients.requests_in_flight``)."""
+        with step_priority(priority):
+            return fn(*args)
 
     async def _commit(self, task: ResourceTask) -> None:
         writes = task.take_writes()
@@ -467,6 +482,16 @@ class ActionRun(RunControl):
         except Exception:  # reported by the step itself, in a worker
             return False
         return not cls.handlers_block
+
+    def _waits_elsewhere(self, task: ResourceTask) -> bool:
+        """Whether the type's steps run in the engine's pool of waiting threads. Updates
+        plan in the database first: the small pool."""
+        if self.is_update_like:
+            return False
+        try:
+            return self._task_class(task).handlers_wait_elsewhere
+        except Exception:  # reported by the step itself
+            return False
 
     def _service_of(self, task: ResourceTask) -> str | None:
         try:

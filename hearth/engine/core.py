@@ -9,7 +9,7 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from oslo_config import cfg
 
@@ -22,6 +22,7 @@ from hearth.engine.cloud_access import StackClouds
 from hearth.engine.journal import Journal
 from hearth.engine.messages import MessageBoard
 from hearth.engine.requests import StackRequest
+from hearth.engine.service_slots import ServiceSlots
 from hearth.engine.template_sandbox import Budgets, TemplateSandbox
 from hearth.resources.registry import PluginRegistry
 from hearth.store.crypto import Encryptor
@@ -40,6 +41,8 @@ T = TypeVar("T")
 class EngineSettings:
     host: str = "localhost"
     worker_threads: int = 8
+    # Threads for steps of types whose handlers wait elsewhere (cloud APIs): see Workers.
+    wait_threads: int = 64
     heartbeat_interval: float = 5.0
     dead_after_heartbeats: int = 3
     encrypt: bool = True
@@ -61,6 +64,7 @@ class EngineSettings:
         return cls(
             host=conf.host,
             worker_threads=conf.engine_worker_threads,
+            wait_threads=conf.engine_wait_threads,
             heartbeat_interval=conf.heartbeat_interval,
             dead_after_heartbeats=conf.engine_dead_after_missed_heartbeats,
             encrypt=conf.encrypt_parameters_and_properties,
@@ -81,33 +85,21 @@ class EngineSettings:
         return timedelta(seconds=self.heartbeat_interval * self.dead_after_heartbeats)
 
 
-class ServiceSlots(asyncio.Semaphore):
-    """The steps of one service's types that may run at once, counting those that wait."""
-
-    def __init__(self, value: int) -> None:
-        super().__init__(value)
-        self.waiting = 0
-
-    async def acquire(self) -> Literal[True]:
-        if not self.locked():
-            return await super().acquire()
-        self.waiting += 1
-        try:
-            return await super().acquire()
-        finally:
-            self.waiting -= 1
-
-
 class Workers:
     """The engine's event loop (one thread, drives actions) and its pool of worker threads.
 
     Actions are coroutines on the loop; every step that may block (database, plugin handlers)
-    runs in the pool, whose size bounds how many resource steps run at the same time.
+    runs in a pool. Steps of types whose handlers mostly wait for another service (or sleep)
+    run in a larger pool of their own (``wait``), so that a thousand resources each blocked
+    for a cloud call's time do not queue behind eight threads, while the database work (the
+    engine's own, nested stacks) keeps the small pool whose size suits the database.
     """
 
-    def __init__(self, threads: int) -> None:
+    def __init__(self, threads: int, wait_threads: int = 64) -> None:
         self.loop = asyncio.new_event_loop()
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="hearth-worker")
+        self.wait_pool = ThreadPoolExecutor(max_workers=wait_threads,
+                                            thread_name_prefix="hearth-waiter")
         self._thread = threading.Thread(target=self._run, name="hearth-engine", daemon=True)
         self._thread.start()
 
@@ -121,14 +113,17 @@ class Workers:
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         return await self.loop.run_in_executor(self.pool, fn, *args)
 
+    async def wait(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in the pool of steps that wait elsewhere."""
+        return await self.loop.run_in_executor(self.wait_pool, fn, *args)
+
     def call_soon(self, fn: Callable[[], None]) -> None:
         self.loop.call_soon_threadsafe(fn)
 
     def queued(self) -> int:
         """Calls waiting for a free worker thread."""
         # The executor's own queue (no public count); read only when metrics are collected.
-        queue = getattr(self.pool, "_work_queue", None)
-        return queue.qsize() if queue is not None else 0
+        return sum(_queued(pool) for pool in (self.pool, self.wait_pool))
 
     def stop(self, timeout: float = 10.0) -> None:
         if self.loop.is_closed():
@@ -148,8 +143,15 @@ class Workers:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self._thread.join(timeout)
         self.pool.shutdown(wait=False, cancel_futures=True)
+        self.wait_pool.shutdown(wait=False, cancel_futures=True)
         if not self._thread.is_alive():
             self.loop.close()
+
+
+def _queued(pool: ThreadPoolExecutor) -> int:
+    # The executor's own queue (no public count); read only when metrics are collected.
+    queue = getattr(pool, "_work_queue", None)
+    return queue.qsize() if queue is not None else 0
 
 
 class EngineCore:
@@ -176,7 +178,7 @@ class EngineCore:
         self._encryptor: Encryptor | None = None
         # Resolved values (attributes, outputs, snapshots...) are sealed with the same key.
         db.seal_with(lambda: self.encryptor)
-        self.workers = Workers(settings.worker_threads)
+        self.workers = Workers(settings.worker_threads, settings.wait_threads)
         # Resource steps' writes, committed in groups.
         self.journal = Journal(db, self.workers.loop)
         # Cancel requests other engines leave on this engine's locks.

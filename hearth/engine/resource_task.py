@@ -94,6 +94,10 @@ class ResourceTask:
         self.inline = False
         # The catalog service the type talks to (its steps take that service's slots).
         self.service: str | None = None
+        # Whether its steps run in the engine's pool of waiting threads (Workers.wait).
+        self.waits = False
+        # Its place on the action's critical path (ActionRun.chain_lengths).
+        self.priority = 0
         # Heat's action_retry_limit: creates retried after the object went to ERROR.
         self._create_retries = 0
         self._retry_deleting = False

@@ -119,3 +119,28 @@ def done_before(
             ):
                 done.add(node)
     return done
+
+
+def chain_lengths(nodes: Mapping[Node, Iterable[Node]]) -> dict[Node, int]:
+    """For each node, how many nodes the longest chain of those waiting on it holds (0: none
+    waits on it): its place on the action's critical path, for ordering requests to a busy
+    service. ``nodes`` maps a node to what it waits for; the graph has no cycle."""
+    waiting_on: dict[Node, list[Node]] = {node: [] for node in nodes}
+    pending = {node: 0 for node in nodes}
+    for node, needs in nodes.items():
+        for need in needs:
+            if need in waiting_on:
+                waiting_on[need].append(node)
+                pending[need] += 1
+    # From the nodes nothing waits on, back towards the first ones.
+    ready = [node for node, count in pending.items() if count == 0]
+    length: dict[Node, int] = {}
+    while ready:
+        node = ready.pop()
+        length[node] = max((length[w] + 1 for w in waiting_on[node]), default=0)
+        for need in nodes[node]:
+            if need in pending:
+                pending[need] -= 1
+                if pending[need] == 0:
+                    ready.append(need)
+    return length

@@ -69,6 +69,11 @@ class Resource:
     # engine calls): the engine then runs their steps on its loop, not in a worker thread.
     # Resource data they set is then committed with the step that set it.
     handlers_block: ClassVar[bool] = True
+    # True for types whose blocking handlers mostly wait for something outside the engine
+    # (another service's API, a sleep): their steps run in the engine's larger pool of
+    # waiting threads. False for types whose handlers work the database (nested stacks),
+    # which share the small pool of ``engine_worker_threads``.
+    handlers_wait_elsewhere: ClassVar[bool] = True
     # Metadata keys the type itself maintains (a server's ``deployments``): kept when the
     # engine writes the template's metadata back at the end of a create or update.
     metadata_owned_keys: ClassVar[tuple[str, ...]] = ()

@@ -29,6 +29,8 @@ def stack_arn(tenant: str, stack_name: str, stack_id: str) -> str:
 class StackResource(Resource):
     """A resource whose physical resource is a nested stack (module doc)."""
 
+    # Making and watching a child stack is database work: the engine's small pool.
+    handlers_wait_elsewhere: ClassVar[bool] = False
     # An update always reaches the child, which decides what changes (Heat does the same).
     always_update: ClassVar[bool] = True
     # A FAILED resource whose child exists is updated, not replaced.

@@ -55,3 +55,38 @@ def test_keys_are_separate_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert cloud.seen_recently(("k", "a"), lambda: calls.append("a") or "A") == "A"
     assert cloud.seen_recently(("k", "c"), lambda: calls.append("c") or "C") == "C"
     assert calls == ["a"]
+
+
+def test_threads_asking_at_once_share_one_lookup() -> None:
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    cloud = make_cloud()
+    calls: list[str] = []
+    started, release = threading.Event(), threading.Event()
+
+    def find() -> str:
+        calls.append("net-1")
+        started.set()
+        assert release.wait(5)
+        return "net-1"
+
+    with ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(cloud.seen_recently, ("neutron", "network", "net-1"), find)]
+        assert started.wait(5)
+        futures += [pool.submit(cloud.seen_recently, ("neutron", "network", "net-1"), find)
+                    for _ in range(7)]
+        release.set()
+        assert [f.result(5) for f in futures] == ["net-1"] * 8
+    assert calls == ["net-1"]
+
+
+def test_a_lookup_that_failed_is_asked_again_by_the_next_thread() -> None:
+    cloud = make_cloud()
+
+    def broken() -> str:
+        raise RuntimeError("service down")
+
+    with pytest.raises(RuntimeError):
+        cloud.seen_recently(("k", "x"), broken)
+    assert cloud.seen_recently(("k", "x"), lambda: "X") == "X"

@@ -202,3 +202,54 @@ def test_a_rolled_back_replacement_gives_the_address_back(
         "10.94.0.51"]
     assert delete(cloud_engine, stack)[:2] == ("DELETE", "COMPLETE")
     assert_nothing_left(demo_conn, before)
+
+
+def test_ports_made_at_once_go_to_neutron_in_bulk(
+    cloud_engine: Engine, demo_conn: Connection
+) -> None:
+    """Twelve ports that start together reach Neutron in fewer requests than ports (one
+    bulk POST carries those that queued while another was in flight), each resource gets
+    its own port; two ports asking for the same address make Neutron refuse the bulk
+    request, and sent again one by one exactly one of them fails, with Neutron's words."""
+    before = inventory(demo_conn)
+    ports = {f"p{i}": {"type": "OS::Neutron::Port",
+                       "properties": {"network": {"get_resource": "net"},
+                                      "name": f"{PREFIX}-bulk-{i}"}}
+             for i in range(12)}
+    tmpl = hot({"net": {"type": "OS::Neutron::Net"},
+                "subnet": {"type": "OS::Neutron::Subnet",
+                           "properties": {"network": {"get_resource": "net"},
+                                          "cidr": "10.95.0.0/24"}},
+                **ports})
+    stack = create_stack(cloud_engine, "bulk", tmpl)
+    assert wait_state(cloud_engine, stack)[:2] == ("CREATE", "COMPLETE")
+    grouped = cloud_engine.core.clouds.for_stack(stack["stack_id"]).grouped_creates(
+        "network/ports")
+    assert grouped.created == 12
+    assert grouped.requests < 12
+    made = {name: physical_id(cloud_engine, stack, name) for name in ports}
+    assert len(set(made.values())) == 12
+    for name, port_id in made.items():
+        assert demo_conn.network.get_port(port_id).name == ports[name]["properties"]["name"]
+    assert delete(cloud_engine, stack)[:2] == ("DELETE", "COMPLETE")
+
+    same_address = {"network": {"get_resource": "net"},
+                    "fixed_ips": [{"subnet": {"get_resource": "subnet"},
+                                   "ip_address": "10.95.0.77"}]}
+    clash = hot({**{k: v for k, v in tmpl["resources"].items() if k in ("net", "subnet")},
+                 **{f"p{i}": {"type": "OS::Neutron::Port", "properties": same_address}
+                    for i in range(2)},
+                 **{f"q{i}": {"type": "OS::Neutron::Port",
+                              "properties": {"network": {"get_resource": "net"}}}
+                    for i in range(6)}})
+    stack = create_stack(cloud_engine, "bulk-clash", clash)
+    state = wait_state(cloud_engine, stack)
+    assert state[:2] == ("CREATE", "FAILED"), state
+    rows = resources(cloud_engine, stack)
+    failed = [n for n, row in rows.items() if row.status == "FAILED"]
+    assert len(failed) == 1 and failed[0] in ("p0", "p1"), failed
+    assert "10.95.0.77" in str(rows[failed[0]].status_reason)
+    assert "Conflict" in str(rows[failed[0]].status_reason)
+    assert all(rows[f"q{i}"].status == "COMPLETE" for i in range(6))
+    assert delete(cloud_engine, stack)[:2] == ("DELETE", "COMPLETE")
+    assert_nothing_left(demo_conn, before)

@@ -55,8 +55,8 @@ def test_a_slow_service_holds_only_its_slots(
     plugin_dir = tmp_path / "plugins"
     plugin_dir.mkdir()
     (plugin_dir / "slow_types.py").write_text(PLUGIN)
-    # 4 worker threads; the slow service may use 2 of them.
-    engine = engine_factory(plugin_dirs=[str(plugin_dir)], engine_worker_threads=4)
+    # 4 threads for waiting steps; the slow service may use 2 of them.
+    engine = engine_factory(plugin_dirs=[str(plugin_dir)], engine_wait_threads=4)
     engine.core.settings.clients = type(engine.core.settings.clients)(service_concurrency=2)
     # These made-up services are in no catalog: only the slots are under test.
     engine.core.clouds.check_available = lambda *args: None  # type: ignore[method-assign]
@@ -83,3 +83,48 @@ def test_a_slow_service_holds_only_its_slots(
         state["release"].set()
     assert wait_state(engine, identity)[:2] == ("CREATE", "COMPLETE")
     assert state["most"] == 2
+
+
+WAITING = '''
+import threading
+import time
+
+from hearth.resources.base import Resource
+from hearth.resources.builtin.resource_group import ResourceGroup
+
+STATE = {"running": 0, "most": 0, "lock": threading.Lock()}
+
+
+class Waits(Resource):
+    def handle_create(self):
+        with STATE["lock"]:
+            STATE["running"] += 1
+            STATE["most"] = max(STATE["most"], STATE["running"])
+        time.sleep(0.2)  # as long as a call to a cloud API
+        with STATE["lock"]:
+            STATE["running"] -= 1
+
+
+def resource_mapping():
+    return {"Test::Waits": Waits}
+'''
+
+
+def test_steps_that_wait_elsewhere_are_not_bound_by_the_worker_threads(
+    engine_factory: Callable[..., Engine], tmp_path: Path
+) -> None:
+    """A type whose handlers block (a cloud call, a sleep) runs in the pool of waiting
+    threads, many at a time, not 2 at a time as the 2 worker threads would run them."""
+    plugin_dir = tmp_path / "plugins"
+    plugin_dir.mkdir()
+    (plugin_dir / "waiting_types.py").write_text(WAITING)
+    engine = engine_factory(plugin_dirs=[str(plugin_dir)], engine_worker_threads=2,
+                            engine_wait_threads=20)
+    module = next(m for m in list(sys.modules.values())
+                  if getattr(m, "__file__", None) == str(plugin_dir / "waiting_types.py"))
+    state: dict[str, Any] = module.STATE
+    tmpl = {"heat_template_version": "2018-08-31",
+            "resources": {f"w{i}": {"type": "Test::Waits"} for i in range(40)}}
+    identity = engine.create_stack(CTX, "waits", tmpl, {})
+    assert wait_state(engine, identity)[:2] == ("CREATE", "COMPLETE")
+    assert 2 < state["most"] <= 20

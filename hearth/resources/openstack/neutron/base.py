@@ -27,6 +27,8 @@ class NeutronResource(CloudResource):
     collection: ClassVar[str] = ""
     # Neutron deletes synchronously: a 204 means the object is gone.
     delete_is_async = False
+    # Creates made at the same moment go to Neutron as one bulk request (``create_object``).
+    creates_in_bulk: ClassVar[bool] = False
     error_statuses = frozenset({"ERROR", "DEGRADED"})
 
     @classmethod
@@ -54,8 +56,21 @@ class NeutronResource(CloudResource):
 
     def create_object(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """POST the object; its physical id is stored before anything else can fail."""
-        assert self.entity is not None
-        found = self.api("POST", self.path(), {self.entity: dict(body)})[self.entity]
+        entity = self.entity
+        assert entity is not None
+        path = self.path()
+
+        def one(item: Mapping[str, Any]) -> dict[str, Any]:
+            return dict(self.api("POST", path, {entity: dict(item)})[entity])
+
+        def many(items: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+            answer = self.api("POST", path, {f"{entity}s": [dict(i) for i in items]})
+            return [dict(obj) for obj in answer[f"{entity}s"]]
+
+        if type(self).creates_in_bulk:
+            found = self.cloud.grouped_creates(f"network{path}").create(body, one, many)
+        else:
+            found = one(body)
         self.resource_id_set(str(found["id"]))
         self._obj = found
         return dict(found)

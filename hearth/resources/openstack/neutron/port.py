@@ -40,6 +40,7 @@ class Port(NeutronResource):
     """
 
     entity = "port"
+    creates_in_bulk = True
     properties_schema = PROPERTIES
     attributes_schema = ATTRIBUTES
     # Each costs calls of its own (the subnets, the network): read only when asked.

@@ -1,0 +1,25 @@
+"""traversal.chain_lengths: each node's place on the action's critical path (how long the
+longest chain of nodes waiting on it is), which orders requests to a busy service."""
+
+from __future__ import annotations
+
+from hearth.engine.traversal import chain_lengths, forward
+
+
+def test_the_longest_chain_after_each_resource() -> None:
+    nodes = forward({
+        "net": [], "subnet": ["net"], "server_port": ["subnet"], "server": ["server_port"],
+        "attachment": ["server", "volume"], "volume": [], "port": ["subnet"],
+        "router": [], "interface": ["router", "subnet"], "fip": ["interface", "port"],
+    })
+    lengths = {name: n for (_, name), n in chain_lengths(nodes).items()}
+    assert lengths == {
+        "net": 4, "subnet": 3, "server_port": 2, "server": 1, "attachment": 0, "volume": 1,
+        "port": 1, "router": 2, "interface": 1, "fip": 0,
+    }
+
+
+def test_requirements_outside_the_graph_are_ignored() -> None:
+    # An update's graph may name rows that are not nodes of this action.
+    nodes = {("u", "a"): {("c", 7)}, ("u", "b"): {("u", "a")}}
+    assert chain_lengths(nodes) == {("u", "a"): 1, ("u", "b"): 0}
