@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
+
+from tests.shared_broker import broker_in_use
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -22,3 +25,16 @@ def pytest_collection_finish(session: pytest.Session) -> None:
                 f"--dist loadgroup did not group {item.nodeid}: this pytest and "
                 "pytest-xdist do not work together (see constraints.txt)"
             )
+
+
+@pytest.fixture(autouse=True)
+def _devcloud_keeps_the_broker(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Tests of the devcloud (``xdist_group("devcloud")``) hold the machine's RabbitMQ
+    shared while they run: a cluster test that restarts it waits (tests/shared_broker.py)."""
+    mark = request.node.get_closest_marker("xdist_group")
+    name = (mark.args[0] if mark.args else mark.kwargs.get("name")) if mark else None
+    if name != "devcloud":
+        yield
+        return
+    with broker_in_use():
+        yield

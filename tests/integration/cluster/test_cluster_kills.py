@@ -38,6 +38,7 @@ from tests.integration.cluster.cluster_process import (
 )
 from tests.integration.conftest import DatabaseFactory
 from tests.integration.serve_process import StackApi
+from tests.shared_broker import broker_to_restart
 
 # Every test here uses the machine's RabbitMQ, and the last one restarts it: one xdist worker
 # runs them all, in file order.
@@ -391,16 +392,18 @@ def require_broker_control() -> None:
 @contextmanager
 def broker_stopped() -> Iterator[None]:
     """RabbitMQ's application stopped (every connection dropped, queues that are not durable
-    gone) for the body and ``BROKER_DOWN`` seconds; started again whatever happens."""
-    stopped = rabbitmqctl("stop_app")
-    try:
-        assert stopped.returncode == 0, stopped.stderr
-        yield
-        time.sleep(BROKER_DOWN)
-    finally:
-        started = rabbitmqctl("start_app")
-        assert started.returncode == 0, started.stderr
-        require_rabbitmq()
+    gone) for the body and ``BROKER_DOWN`` seconds; started again whatever happens. Not while
+    a devcloud test runs: the devcloud's Nova and Cinder use the same broker."""
+    with broker_to_restart():
+        stopped = rabbitmqctl("stop_app")
+        try:
+            assert stopped.returncode == 0, stopped.stderr
+            yield
+            time.sleep(BROKER_DOWN)
+        finally:
+            started = rabbitmqctl("start_app")
+            assert started.returncode == 0, started.stderr
+            require_rabbitmq()
 
 
 def consumers(topic: str) -> dict[str, int]:
