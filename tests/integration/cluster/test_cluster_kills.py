@@ -107,11 +107,14 @@ POLL = 0.3
 def cluster(tmp_path_factory: pytest.TempPathFactory,
             database_factory: DatabaseFactory) -> Iterator[Cluster]:
     # No template worker processes: each engine started again would spawn its own, and
-    # budgets have nothing to do with crashes.
+    # budgets have nothing to do with crashes. The kills are the test's, not a poisoned
+    # step's: on a slow machine one step may be struck more often than the engines' limit
+    # lets a step be taken over (that limit has its own test, test_poisoned_step.py).
     with fresh_cluster(
         tmp_path_factory.mktemp("kills"), database_factory, engines=ENGINE_PROCESSES,
         engine_workers=ENGINE_WORKERS, api_workers=1,
-        options={"template_workers": 0, "rpc_response_timeout": RPC_TIMEOUT},
+        options={"template_workers": 0, "rpc_response_timeout": RPC_TIMEOUT,
+                 "step_takeover_limit": 1000},
     ) as running:
         yield running
 
