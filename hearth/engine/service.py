@@ -109,7 +109,9 @@ class StackService:
 
     def _check_resource_count(self, bound: BoundStack) -> None:
         limit = self.core.limits.max_resources_per_stack
-        if limit != -1 and len(bound.template.resources_section) > limit:
+        section = bound.template.resources_section
+        # A section that is no mapping is refused by validation, which says why.
+        if limit != -1 and isinstance(section, Mapping) and len(section) > limit:
             raise RequestLimitExceeded("Maximum resources per stack exceeded.")
 
     def authorize_types(self, ctx: RequestContext, bound: BoundStack) -> None:

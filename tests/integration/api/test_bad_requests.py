@@ -223,6 +223,15 @@ CASES: list[tuple[str, str, Any, int, tuple[str, ...]]] = [
     ("PATCH", "{S}", {"disable_rollback": "maybe"}, 400,
      ('Unrecognized value "maybe" for "disable_rollback"',)),
     ("PUT", "{S}/preview", b"[]", 400, ("The request body must be a JSON object.",)),
+    # found by the fuzz run: a resources section that has no length was a 500 on update
+    ("PUT", "{S}", {"template": {"heat_template_version": "2013-05-23", "resources": False}},
+     400, ("Resources must contain Resource",)),
+    ("PUT", "{S}/preview", {"template": {"heat_template_version": "2013-05-23",
+                                         "resources": 5}}, 400,
+     ("Resources must contain Resource",)),
+    ("POST", "/stacks", {"stack_name": name(), "template": {
+        "heat_template_version": "2013-05-23", "resources": False}}, 400,
+     ("Resources must contain Resource",)),
     ("PUT", "{S}/preview?show_nested=maybe", {"template": T}, 400,
      ('Unrecognized value "maybe" for "show_nested"',)),
     ("PATCH", "{S}/preview", {"clear_parameters": 5}, 400,
