@@ -398,6 +398,7 @@ def broker_stopped() -> Iterator[None]:
     gone) for the body and ``BROKER_DOWN`` seconds; started again whatever happens. Not while
     a devcloud test runs: the devcloud's Nova and Cinder use the same broker."""
     with broker_to_restart():
+        consumed = consumed_queues()
         stopped = rabbitmqctl("stop_app")
         try:
             assert stopped.returncode == 0, stopped.stderr
@@ -407,6 +408,25 @@ def broker_stopped() -> Iterator[None]:
             started = rabbitmqctl("start_app")
             assert started.returncode == 0, started.stderr
             require_rabbitmq()
+            # The queues are gone with the broker's application: until each service has
+            # declared its own again, a cast to it is lost (a devcloud test's volume would
+            # never be made).
+            deadline = time.monotonic() + 60
+            while consumed - consumed_queues() and time.monotonic() < deadline:
+                time.sleep(0.5)
+
+
+def consumed_queues() -> set[tuple[str, str]]:
+    """(vhost, queue) of every queue that has a consumer, on every vhost of the broker."""
+    vhosts = rabbitmqctl("-q", "list_vhosts", "name")
+    found = set()
+    for vhost in vhosts.stdout.split()[1:]:  # after the header
+        listed = rabbitmqctl("-q", "list_queues", "-p", vhost, "name", "consumers")
+        for line in listed.stdout.splitlines()[1:]:
+            parts = line.split()
+            if len(parts) == 2 and parts[1].isdigit() and int(parts[1]) > 0:
+                found.add((vhost, parts[0]))
+    return found
 
 
 def consumers(topic: str) -> dict[str, int]:
