@@ -1,11 +1,11 @@
 """Creates of one kind of object sent together, as one bulk request, while one is in flight.
 
 Neutron creates ports in bulk (``POST /ports`` with ``{"ports": [...]}``) for about half the
-service's work per port of one request each, and its single API process serves one request
-at a time anyway. So the ports a stack creates at the same moment are not sent one by one:
-the first caller sends its own body at once; callers that arrive while that request is in
-flight queue up and go in the next request, all together (the journal's group commit, applied
-to a service). Nothing waits for a batch to fill: a lone caller costs what it did before.
+service's work per port of one request each (measured on the devcloud's Neutron). So the
+ports a stack creates at the same moment are not sent one by one: the first caller sends
+its own body at once; callers that arrive while that request is in flight queue up and go
+in the next request, all together (the journal's group commit, applied to a service).
+Nothing waits for a batch to fill: a lone caller costs what it did before.
 
 Neutron's bulk create is all or nothing. When a batch fails, each of its bodies is sent again
 on its own, so every caller gets its own object or its own error, worded by the service as
@@ -50,7 +50,7 @@ class GroupedCreates:
         self._cond = threading.Condition()
         self._queued: list[_Queued] = []
         self._sending = False
-        # Requests sent and objects they made (the tests and the benchmark read them).
+        # Requests sent and objects they made (what the tests check grouping by).
         self.requests = 0
         self.created = 0
 
@@ -91,7 +91,7 @@ class GroupedCreates:
             except Exception:  # all or nothing: each is sent alone below
                 made = None
             if made is not None and len(made) == len(group):
-                self._settle(group, made, requests=1)
+                self._settle(group, made)
                 return
         for queued in group:
             try:
@@ -100,11 +100,12 @@ class GroupedCreates:
                 with self._cond:
                     queued.error, queued.done = exc, True
             else:
-                self._settle([queued], [obj], requests=1)
+                self._settle([queued], [obj])
 
-    def _settle(self, group: list[_Queued], made: list[dict[str, Any]], requests: int) -> None:
+    def _settle(self, group: list[_Queued], made: list[dict[str, Any]]) -> None:
+        """One request made these objects."""
         with self._cond:
             for queued, obj in zip(group, made, strict=True):
                 queued.obj, queued.done = obj, True
-            self.requests += requests
+            self.requests += 1
             self.created += len(group)
