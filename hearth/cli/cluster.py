@@ -21,7 +21,7 @@ import uuid
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oslo_config import cfg
 
@@ -37,6 +37,9 @@ from hearth.common.config import data_dir, database_url
 from hearth.common.errors import HearthError
 from hearth.common.logs import TEXT_FORMAT_WITH_PID, setup_logging
 from hearth.common.metrics_server import prepare_multiprocess, start_engine_metrics
+
+if TYPE_CHECKING:
+    from hearth.engine.core import EngineCore
 
 LOG = logging.getLogger("hearth.cluster")
 
@@ -143,7 +146,9 @@ def engine_worker(conf: cfg.ConfigOpts, slot: int = 0) -> int:
     engine.start()
     transport = bus.get_transport(conf)
     server = bus.engine_server(transport, conf.engine_topic, engine, engine.core.engine_id)
-    server.start()
+    servers = [server, *_step_servers(conf, transport, engine.core)]
+    for started in servers:
+        started.start()
     # Each worker its own port ([metrics] engine_bind's + slot), the same after a restart.
     metrics = start_engine_metrics(conf, worker=slot)
     LOG.info("Engine %s (pid %d) takes calls on %s", engine.core.engine_id, os.getpid(),
@@ -154,13 +159,35 @@ def engine_worker(conf: cfg.ConfigOpts, slot: int = 0) -> int:
     finally:
         LOG.info("Engine %s stopping: no new calls; running actions handed over",
                  engine.core.engine_id)
-        server.stop()
-        server.wait()
+        for started in servers:
+            started.stop()
+        for started in servers:
+            started.wait()
         engine.stop()
         transport.cleanup()
         if metrics is not None:
             metrics.close()
     return 0
+
+
+def _step_servers(
+    conf: cfg.ConfigOpts, transport: Any, core: EngineCore
+) -> list[Any]:
+    """With ``[DEFAULT] spread_steps``, this engine offers its runs' steps to every engine
+    and takes theirs."""
+    if not conf.spread_steps:
+        return []
+    from hearth.engine.remote_steps import RemoteSteps
+    from hearth.engine.step_units import WireTransport
+    from hearth.engine.step_worker import StepInbox, StepWorker
+    from hearth.rpc import step_bus
+
+    topic = step_bus.steps_topic(conf.engine_topic)
+    steps = WireTransport(step_bus.StepBus(transport, topic))
+    remote = RemoteSteps(core, steps)
+    core.remote_steps = remote
+    inbox = StepInbox(StepWorker(core, steps), remote)
+    return [step_bus.step_server(transport, topic, core.engine_id, inbox)]
 
 
 def _stop_on_signal() -> threading.Event:

@@ -152,6 +152,14 @@ DEFAULT_OPTS: list[cfg.Opt] = [
         "service (cloud APIs) or sleep; each service's share is bounded by [clients] "
         "service_concurrency.",
     ),
+    cfg.BoolOpt(
+        "spread_steps",
+        default=True,
+        help="`hearth engine` only: offer the resource steps of the stacks an engine runs to "
+        "every engine on the bus (steps of types that wait on other services), so that one "
+        "stack's work spreads over the cluster. Off: each stack's steps run on the engine "
+        "holding its lock.",
+    ),
     cfg.StrOpt(
         "engine_topic",
         default="hearth-engine",

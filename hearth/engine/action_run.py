@@ -77,8 +77,12 @@ class ActionRun(RunControl):
         traversal_id: str | None = None,
         resuming: bool = False,
         on_finish: Callable[[ActionRun], None] | None = None,
+        lock_owner: str | None = None,
     ) -> None:
         self.core = core
+        # The engine whose stack lock fences this run's writes: this one, unless the run
+        # only carries out steps for another engine's run (``step_worker``).
+        self.lock_owner = lock_owner or core.engine_id
         self.stack_id = stack_id
         self.spec = spec
         self.action = spec.delete_as or spec.action
@@ -105,7 +109,8 @@ class ActionRun(RunControl):
         self.failed_early = False
         # Set when another engine took this stack over (see ``_lose_lock``).
         self.lock_lost = False
-        self._fence = batch.LockHeld(stack_id, core.engine_id)
+        self._fence = batch.LockHeld(stack_id, self.lock_owner)
+        self.runner: GraphRunner[traversal.Node] | None = None
         self._load()
 
     # --- loading -------------------------------------------------------------------------
@@ -383,12 +388,25 @@ class ActionRun(RunControl):
         except batch.LockLost:
             self._lose_lock()
             raise
+        task = self.task_for(node, record)
+        self.tasks[node] = task
+        if task.waits and self.core.remote_steps is not None and not self.is_update_like:
+            await self.core.remote_steps.run(self, node, task)
+            return
+        await self.execute(node, task)
+
+    def task_for(self, node: traversal.Node, record: ResourceRecord) -> ResourceTask:
         task = ResourceTask(self, record, self._node_action(node))
         task.inline = self._runs_inline(task)
         task.service = None if task.inline else self._service_of(task)
         task.waits = not task.inline and self._waits_elsewhere(task)
         task.priority = self.chain_lengths.get(node, 0)
-        self.tasks[node] = task
+        return task
+
+    async def execute(self, node: traversal.Node, task: ResourceTask) -> None:
+        """Run ``task``'s steps here to the end: its writes committed, what depends on it
+        released (by the graph runner, when this run has one)."""
+        workers = self.core.workers
         step = Step()
         try:
             step = await self._call(task, self._start, task)
@@ -397,8 +415,7 @@ class ActionRun(RunControl):
             if step.hook is None and (node[0] == "u" or self.spec.action == states.DELETE):
                 # What depends on it may start now: the journal commits its writes after
                 # these, and any handler of theirs waits for that.
-                self._settle(node, task)
-                self.runner.release(node)
+                self.settle_and_release(node, task)
             await self._commit(task)
             if step.hook is not None:
                 await self._wait_hook(task, step.hook)
@@ -412,9 +429,7 @@ class ActionRun(RunControl):
                 # The engine stops, or another one took over: the resource stays
                 # IN_PROGRESS for the next one.
                 raise
-            why = self.stop.message or (
-                "timed out" if self.runner.result.stop is StopReason.TIMEOUT else "cancelled"
-            )
+            why = task.cancel_why or self.why_cancelled()
             with contextlib.suppress(Exception):
                 await self._closing(self._abort(task, step.cookie, why))
             raise
@@ -424,6 +439,15 @@ class ActionRun(RunControl):
         self._settle(node, task)
         if node[0] == "c" and self.spec.action != states.DELETE:
             await workers.call(self._forget_row, task.record)
+
+    def why_cancelled(self) -> str:
+        timed_out = self.runner is not None and self.runner.result.stop is StopReason.TIMEOUT
+        return self.stop.message or ("timed out" if timed_out else "cancelled")
+
+    def settle_and_release(self, node: traversal.Node, task: ResourceTask) -> None:
+        self._settle(node, task)
+        if self.runner is not None:
+            self.runner.release(node)
 
     def _settle(self, node: traversal.Node, task: ResourceTask) -> None:
         """What dependants read of a finished resource: its record and its values."""
@@ -510,7 +534,7 @@ class ActionRun(RunControl):
     def _start(self, task: ResourceTask) -> Step:
         # Checked in the worker, when the step really begins: work queued behind a failure
         # never starts.
-        if self.runner.stopping:
+        if self.runner.stopping if self.runner is not None else self.stop.requested:
             raise NotStarted(task.name)
         return task.start()
 

@@ -32,6 +32,7 @@ from hearth.template.environment import Environment
 
 if TYPE_CHECKING:
     from hearth.engine.nested import NestedStackService
+    from hearth.engine.remote_steps import RemoteSteps
     from hearth.engine.software import SoftwareService
 
 T = TypeVar("T")
@@ -187,6 +188,9 @@ class EngineCore:
         self.nested: NestedStackService | None = None
         # Software configs and deployments (set when the engine is wired).
         self.software: SoftwareService | None = None
+        # Steps offered to every engine of a cluster (set when the engine joins a bus);
+        # None: every step of this engine's actions runs here.
+        self.remote_steps: RemoteSteps | None = None
         self._clouds: StackClouds | None = None
         self._service_slots: dict[str, ServiceSlots] = {}
         # What the template language may make here (sizes of templates and of values).

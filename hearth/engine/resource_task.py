@@ -98,6 +98,11 @@ class ResourceTask:
         self.waits = False
         # Its place on the action's critical path (ActionRun.chain_lengths).
         self.priority = 0
+        # Whether a step a dead engine began may be carried on (the run's, unless this
+        # task takes over a step another engine of the run left).
+        self.resuming = run.resuming
+        # Why it was stopped, when the stop came from another engine's run (step_worker).
+        self.cancel_why = ""
         # Heat's action_retry_limit: creates retried after the object went to ERROR.
         self._create_retries = 0
         self._retry_deleting = False
@@ -139,7 +144,7 @@ class ResourceTask:
 
     def _taken_over(self) -> bool:
         """Whether this action is one a dead engine had begun on this resource."""
-        return self.run.resuming and self._state_before == (
+        return self.resuming and self._state_before == (
             self._handler_action, states.IN_PROGRESS
         )
 
@@ -228,7 +233,7 @@ class ResourceTask:
         each engine in turn. A step that was waiting (its handler's cookie stored) was not
         what killed the engine, and is not counted."""
         record = self.record
-        if (self.run.resuming and record.status == states.IN_PROGRESS
+        if (self.resuming and record.status == states.IN_PROGRESS
                 and record.step_cookie is None):
             taken = record.takeovers + 1
             limit = self.core.limits.step_takeover_limit
@@ -247,7 +252,7 @@ class ResourceTask:
         when the type polls from the cookie alone (``polls_from_cookie``)."""
         record = self.record
         run = self.run
-        if not (run.resuming and record.status == states.IN_PROGRESS
+        if not (self.resuming and record.status == states.IN_PROGRESS
                 and record.step_cookie is not None and record.traversal_id == run.traversal_id):
             return None
         # What the handler was doing: an update traversal also creates and replaces.

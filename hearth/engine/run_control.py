@@ -27,6 +27,7 @@ class RunControl:
     """Part of ``ActionRun``: the requests that stop it."""
 
     core: EngineCore
+    lock_owner: str
     stack_id: str
     stack_name: str
     action: str
@@ -56,7 +57,7 @@ class RunControl:
     def _check_lock(self, session: Session) -> None:
         """Raise ``LockLost`` unless this engine still holds the stack's lock (the row stays
         locked until ``session`` commits)."""
-        if not lock_store.held(session, self.stack_id, self.core.engine_id):
+        if not lock_store.held(session, self.stack_id, self.lock_owner):
             raise batch.LockLost(self.stack_id, lock_store.holder(session, self.stack_id))
 
     def _lose_lock(self) -> None:

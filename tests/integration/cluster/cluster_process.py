@@ -168,8 +168,10 @@ def delete_queues(topic: str, engine_ids: Iterable[str]) -> None:
     url = RABBIT_URL.replace("rabbit://", "amqp://", 1)
     with kombu.Connection(url, connect_timeout=5) as connection:
         channel = connection.channel()
-        for name in (topic, *(f"{topic}.{engine_id}" for engine_id in engine_ids)):
-            channel.queue_delete(name)
+        # The engine calls' topic and the resource steps' (``hearth.rpc.step_bus``).
+        for each in (topic, f"{topic}-steps"):
+            for name in (each, *(f"{each}.{engine_id}" for engine_id in engine_ids)):
+                channel.queue_delete(name)
 
 
 @contextmanager

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -169,6 +170,68 @@ def test_stacks_are_spread_over_the_engines(cluster: Cluster, heat: Any) -> None
     assert len(running_on) == 2, f"stacks ran on {running_on}"
     for stack_id in ids:
         assert api.wait(stack_id)[0] == "CREATE_COMPLETE"
+
+
+# Independent resources that each wait in create and delete: one stack's steps to spread.
+WIDE = {
+    "heat_template_version": "2018-08-31",
+    "resources": {
+        f"w{i}": {"type": "OS::Heat::TestResource",
+                  "properties": {"value": f"v{i}",
+                                 "action_wait_secs": {"create": 2, "delete": 1}}}
+        for i in range(12)
+    },
+    "outputs": {"values": {"value": [{"get_attr": [f"w{i}", "output"]} for i in range(12)]}},
+}
+
+
+def _claims_until_done(db_url: str, api: StackApi, stack_id: str
+                       ) -> tuple[tuple[str, str], set[str]]:
+    """The stack's end, and every engine seen running one of its steps meanwhile (the
+    claim on a resource row while its step runs)."""
+    engine = sa.create_engine(db_url)
+    seen: set[str] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            with engine.connect() as conn:
+                seen |= {str(r[0]) for r in conn.execute(sa.text(
+                    "SELECT DISTINCT engine_id FROM resource WHERE stack_id = :s "
+                    "AND engine_id IS NOT NULL"), {"s": stack_id})}
+            shown = api.status(stack_id)
+            if not shown[0].endswith("IN_PROGRESS"):
+                return shown, seen
+            time.sleep(0.1)
+    finally:
+        engine.dispose()
+    raise AssertionError(f"stack {stack_id} still in progress")
+
+
+def test_one_stacks_steps_run_on_every_engine(cluster: Cluster) -> None:
+    api = StackApi(cluster.endpoint)
+    stack_id = api.create("wide", WIDE, {})
+    end, ran_on = _claims_until_done(cluster.db_url, api, stack_id)
+    assert end == ("CREATE_COMPLETE", "Stack CREATE completed successfully")
+    assert ran_on == set(cluster.engine_ids()), ran_on
+    outputs = requests.get(f"{cluster.endpoint}/stacks/wide/{stack_id}/outputs/values",
+                           timeout=30).json()["output"]["output_value"]
+    assert outputs == [f"v{i}" for i in range(12)]
+    events = requests.get(f"{cluster.endpoint}/stacks/wide/{stack_id}/events",
+                          params={"sort_dir": "asc"}, timeout=30).json()["events"]
+    per_resource = Counter((e["resource_name"], e["resource_status"]) for e in events
+                           if e["resource_name"] != "wide")
+    assert per_resource == Counter({(f"w{i}", status): 1 for i in range(12)
+                                    for status in ("CREATE_IN_PROGRESS", "CREATE_COMPLETE")})
+
+    api.delete("wide", stack_id)
+    end, ran_on = _claims_until_done(cluster.db_url, api, stack_id)
+    assert end[0] == "DELETE_COMPLETE"
+    assert ran_on == set(cluster.engine_ids()), ran_on
+    with sa.create_engine(cluster.db_url).connect() as conn:
+        claimed = conn.execute(sa.text(
+            "SELECT count(*) FROM resource WHERE stack_id = :s AND engine_id IS NOT NULL"),
+            {"s": stack_id}).scalar()
+    assert claimed == 0  # every claim released
 
 
 def test_killed_engine_stack_is_finished_by_the_other(

@@ -1,0 +1,259 @@
+"""A run's steps offered to every engine of a cluster, and waited for by the run's engine.
+
+The engine holding a stack's lock (the coordinator) runs the graph: when a step of a type
+that waits on other services may start, it offers the step as a ``StepUnit`` on the bus.
+Whichever engine claims the resource row first (``hearth.store.step_claims``) runs it,
+possibly the coordinator itself, and reports how it ended; what depends on it then starts.
+
+The database is the truth, messages only say "look": every ``heartbeat_interval`` the
+coordinator reads the rows of the steps it waits for. A step finished whose report was lost
+is seen there; a step nobody claimed in time (its message lost with a broker restart) or
+whose engine died or stopped is taken back and run here, carried on from its stored cookie
+as a takeover is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from hearth.engine import traversal
+from hearth.engine.core import EngineCore
+from hearth.engine.records import ResourceRecord
+from hearth.engine.resource_task import ResourceActionFailed, ResourceTask
+from hearth.engine.scheduler import NotStarted
+from hearth.engine.step_units import Ending, Outcome, StepTransport, StepUnit
+from hearth.store import batch, step_claims
+from hearth.store import locks as lock_store
+from hearth.store import resources as resource_store
+from hearth.store.step_claims import Claim
+
+if TYPE_CHECKING:
+    from hearth.engine.action_run import ActionRun
+
+LOG = logging.getLogger(__name__)
+
+# Heartbeats a step may wait unclaimed before its coordinator runs it itself.
+UNCLAIMED_BEATS = 2
+# Seconds a stopped run waits for another engine to write a stopped step's end.
+STOP_WAIT = 30.0
+
+
+@dataclass
+class _Waiter:
+    unit: StepUnit
+    future: asyncio.Future[Outcome]
+    offered_at: float = field(default_factory=time.monotonic)
+
+
+class RemoteSteps:
+    """The coordinator's side; used from the engine's loop unless said otherwise."""
+
+    def __init__(self, core: EngineCore, transport: StepTransport) -> None:
+        self.core = core
+        self.transport = transport
+        self._waiting: dict[tuple[str, int], _Waiter] = {}
+        self._checker: asyncio.Task[None] | None = None
+
+    @property
+    def interval(self) -> float:
+        return self.core.settings.heartbeat_interval
+
+    # --- the run's side ------------------------------------------------------------------
+
+    async def run(self, run: ActionRun, node: traversal.Node, task: ResourceTask) -> None:
+        """Have ``task`` run by some engine; return or raise as ``run.execute`` would."""
+        unit = StepUnit(
+            stack_id=run.stack_id, traversal_id=run.traversal_id, node=node,
+            resource_id=task.record.id, action=task.action, coordinator=run.lock_owner,
+            priority=task.priority,
+        )
+        outcome = await self._offered(run, unit)
+        while outcome.ending in (Ending.CLAIMED_HERE, Ending.LEFT):
+            if outcome.ending is Ending.LEFT:
+                claim = await self.core.workers.call(self._claim_here, unit)
+                if claim is Claim.BUSY:  # another engine took it meanwhile
+                    outcome = await self._offered(run, unit, offer=False)
+                    continue
+                if claim is not Claim.TAKEN:
+                    outcome = await self.core.workers.call(self._claim_outcome, unit, claim)
+                    break
+            await self._run_here(run, node, task, taken_back=outcome.ending is Ending.LEFT)
+            return
+        await self._settle(run, node, task, outcome)
+
+    async def _offered(self, run: ActionRun, unit: StepUnit, *, offer: bool = True) -> Outcome:
+        loop = asyncio.get_running_loop()
+        waiter = _Waiter(unit, loop.create_future())
+        self._waiting[unit.key] = waiter
+        if self._checker is None or self._checker.done():
+            self._checker = asyncio.ensure_future(self._check())
+        try:
+            if offer:
+                try:
+                    await self.core.workers.call(self.transport.offer, unit)
+                except Exception:  # the bus is down: unclaimed, it is taken back in time
+                    LOG.warning("Could not offer step %s of stack %s", unit.node,
+                                unit.stack_id, exc_info=True)
+            return await waiter.future
+        except asyncio.CancelledError:
+            if not (self.core.handing_over or run.lock_lost):
+                # Whoever runs it carries on for the engine that takes the stack over.
+                await self._stopped(unit, run.why_cancelled())
+            raise
+        finally:
+            if self._waiting.get(unit.key) is waiter:
+                del self._waiting[unit.key]
+
+    async def _run_here(self, run: ActionRun, node: traversal.Node, task: ResourceTask,
+                        *, taken_back: bool) -> None:
+        """Run the claimed step in this engine, under its claim."""
+        engine_id = self.core.engine_id
+        try:
+            task.record = await self.core.workers.call(_reload, run, task.record.id)
+            if taken_back:
+                task.resuming = True  # what another engine began is carried on
+            await run.execute(node, task)
+        finally:
+            with contextlib.suppress(Exception):
+                await self.core.workers.call(_release, self.core, task.record.id, engine_id)
+
+    async def _settle(self, run: ActionRun, node: traversal.Node, task: ResourceTask,
+                      outcome: Outcome) -> None:
+        """What the run does with a step another engine ended."""
+        if outcome.ending is Ending.NOT_STARTED:
+            raise NotStarted(task.name)
+        if outcome.ending is Ending.LOCK_LOST:
+            run._lose_lock()
+            raise batch.LockLost(run.stack_id, None)
+        task.record = await self.core.workers.call(_reload, run, task.record.id)
+        if outcome.ending is Ending.FAILED:
+            raise ResourceActionFailed(task.name, task.action, outcome.reason)
+        run.settle_and_release(node, task)
+
+    async def _stopped(self, unit: StepUnit, why: str) -> None:
+        """The run stops this step at once (a timeout, a delete): nobody may begin it from
+        now on, and whoever runs it stops it; wait until its end is written."""
+        with contextlib.suppress(Exception):
+            claim = await self.core.workers.call(self._claim_here, unit)
+            if claim is not Claim.BUSY:
+                return  # kept claimed here: a late offer finds it taken
+            rows = await self.core.workers.call(_rows, self.core, [unit.resource_id])
+            runner = rows[unit.resource_id].engine_id if unit.resource_id in rows else None
+            if runner is None:
+                return
+            loop = asyncio.get_running_loop()
+            waiter = _Waiter(unit, loop.create_future())
+            self._waiting[unit.key] = waiter
+            await self.core.workers.call(self.transport.stop, runner, unit, why)
+            await asyncio.shield(asyncio.wait_for(waiter.future, STOP_WAIT))
+
+    def _claim_here(self, unit: StepUnit) -> Claim:
+        with self.core.db.session() as session:
+            return step_claims.claim(
+                session, resource_id=unit.resource_id, stack_id=unit.stack_id,
+                traversal_id=unit.traversal_id, coordinator=unit.coordinator,
+                engine_id=self.core.engine_id, action=unit.action,
+                dead_after=self.core.settings.dead_after,
+            )
+
+    def _claim_outcome(self, unit: StepUnit, claim: Claim) -> Outcome:
+        """The end of a step that could not be claimed back: finished, or no longer this
+        run's to do."""
+        if claim is Claim.FINISHED:
+            rows = _rows(self.core, [unit.resource_id])
+            return _finished(rows[unit.resource_id])
+        with self.core.db.session(readonly=True) as session:
+            holder = lock_store.holder(session, unit.stack_id)
+        if holder != unit.coordinator:
+            return Outcome(Ending.LOCK_LOST)
+        return Outcome(Ending.NOT_STARTED)
+
+    # --- what other engines tell (any thread) ------------------------------------------------
+
+    def reported(self, unit: StepUnit, outcome: Outcome) -> None:
+        self.core.workers.call_soon(lambda: self._resolve(unit.key, outcome))
+
+    def claimed_here(self, unit: StepUnit) -> bool:
+        """Whether ``unit``, claimed by this engine's step worker, is one this engine's run
+        waits for: it then runs in that run, with no second copy of the stack loaded."""
+        waiter = self._waiting.get(unit.key)
+        if waiter is None or unit.coordinator != self.core.engine_id:
+            return False
+        self.core.workers.call_soon(
+            lambda: self._resolve(unit.key, Outcome(Ending.CLAIMED_HERE)))
+        return True
+
+    def _resolve(self, key: tuple[str, int], outcome: Outcome) -> None:
+        waiter = self._waiting.get(key)
+        if waiter is not None and not waiter.future.done():
+            waiter.future.set_result(outcome)
+
+    # --- the database's word ----------------------------------------------------------------
+
+    async def _check(self) -> None:
+        """Every interval, the rows of the steps waited for: finished ones end, steps nobody
+        runs (unclaimed too long, or their engine dead) are taken back."""
+        while self._waiting:
+            await asyncio.sleep(self.interval)
+            waiting = list(self._waiting.values())
+            if not waiting:
+                return
+            try:
+                rows, dead = await self.core.workers.call(self._look, waiting)
+            except Exception:  # the database is briefly unreachable: look again next time
+                LOG.debug("Checking offered steps failed", exc_info=True)
+                continue
+            now = time.monotonic()
+            for waiter in waiting:
+                if waiter.future.done():
+                    continue
+                unit = waiter.unit
+                row = rows.get(unit.resource_id)
+                if row is None:
+                    waiter.future.set_result(Outcome(Ending.NOT_STARTED))
+                elif row.finished_in(unit.traversal_id, unit.action):
+                    waiter.future.set_result(_finished(row))
+                elif row.engine_id is not None and row.engine_id in dead:
+                    waiter.future.set_result(Outcome(Ending.LEFT, "its engine died"))
+                elif (row.engine_id is None
+                      and now - waiter.offered_at > UNCLAIMED_BEATS * self.interval):
+                    waiter.future.set_result(Outcome(Ending.LEFT, "not claimed in time"))
+
+    def _look(self, waiting: list[_Waiter]) -> tuple[dict[int, step_claims.StepRow], set[str]]:
+        with self.core.db.session(readonly=True) as session:
+            rows = step_claims.rows(session, [w.unit.resource_id for w in waiting])
+            engines = {r.engine_id for r in rows.values() if r.engine_id is not None}
+            dead = step_claims.dead(session, engines, self.core.settings.dead_after)
+        return rows, dead
+
+
+def _finished(row: step_claims.StepRow) -> Outcome:
+    if row.status == "FAILED":
+        return Outcome(Ending.FAILED, row.status_reason or "")
+    return Outcome(Ending.DONE)
+
+
+def _rows(core: EngineCore, ids: list[int]) -> dict[int, step_claims.StepRow]:
+    with core.db.session(readonly=True) as session:
+        return step_claims.rows(session, ids)
+
+
+def _release(core: EngineCore, resource_id: int, engine_id: str) -> None:
+    with core.db.session() as session:
+        step_claims.release(session, resource_id, engine_id)
+
+
+def _reload(run: ActionRun, resource_id: int) -> ResourceRecord:
+    """The row as the engine that ran the step left it, in the run's memory."""
+    with run.core.db.session(readonly=True) as session:
+        row = resource_store.get(session, resource_id)
+        if row is None:
+            raise batch.LockLost(run.stack_id, None)
+        record = ResourceRecord.from_row(row)
+    run.rows[record.id] = record
+    return record

@@ -1,0 +1,103 @@
+"""Claims on resource steps (``hearth.store.step_claims``) on every backend: one engine runs a
+step; a dead engine's or an older traversal's claim is taken over; a step of a traversal the
+stack left, or of a coordinator that lost the lock, is not begun; a finished one is not run
+again."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from hearth.store import locks as lock_store
+from hearth.store import resources as resource_store
+from hearth.store import step_claims
+from hearth.store.db import Database
+from hearth.store.models import Service
+from hearth.store.step_claims import Claim
+from hearth.store.types import utcnow
+from tests.integration.store.conftest import add_stack
+
+DEAD_AFTER = timedelta(seconds=15)
+COORDINATOR = "coordinator-engine"
+
+
+@pytest.fixture
+def step(database: Database) -> tuple[str, int]:
+    stack_id = add_stack(database, current_traversal="t1")
+    with database.session() as session:
+        assert lock_store.try_insert(session, stack_id, COORDINATOR)
+        for engine, seen in (("a", utcnow()), ("b", utcnow()), (COORDINATOR, utcnow()),
+                             ("dead", utcnow() - timedelta(minutes=5))):
+            lock_store.register_service(session, engine, "h", "h", 5)
+            session.flush()
+            session.query(Service).filter(Service.engine_id == engine).update(
+                {"updated_at": seen})
+        row = resource_store.add(session, name="r", stack_id=stack_id, action="INIT",
+                                 status="COMPLETE", requires=[])
+        return stack_id, row.id
+
+
+def _claim(db: Database, step: tuple[str, int], engine: str, *, traversal: str = "t1",
+           action: str = "CREATE") -> Claim:
+    stack_id, resource_id = step
+    with db.session() as session:
+        return step_claims.claim(
+            session, resource_id=resource_id, stack_id=stack_id, traversal_id=traversal,
+            coordinator=COORDINATOR, engine_id=engine, action=action, dead_after=DEAD_AFTER)
+
+
+def _set(db: Database, resource_id: int, **fields: object) -> None:
+    with db.session() as session:
+        resource_store.set_fields(session, resource_id, **fields)
+
+
+def test_one_engine_claims_a_step_until_it_releases_it(
+        database: Database, step: tuple[str, int]) -> None:
+    _, resource_id = step
+    assert _claim(database, step, "a") is Claim.TAKEN
+    assert _claim(database, step, "b") is Claim.BUSY
+    assert _claim(database, step, "a") is Claim.TAKEN  # a repeated offer to the same engine
+    with database.session() as session:
+        row = step_claims.rows(session, [resource_id])[resource_id]
+        step_claims.release(session, resource_id, "b")  # not b's to release
+    assert (row.engine_id, row.traversal_id) == ("a", "t1")
+    assert _claim(database, step, "b") is Claim.BUSY
+    with database.session() as session:
+        step_claims.release(session, resource_id, "a")
+    assert _claim(database, step, "b") is Claim.TAKEN
+
+
+def test_a_dead_engines_or_an_older_traversals_claim_is_taken_over(
+        database: Database, step: tuple[str, int]) -> None:
+    _, resource_id = step
+    _set(database, resource_id, engine_id="dead", traversal_id="t1")
+    assert _claim(database, step, "a") is Claim.TAKEN
+    _set(database, resource_id, engine_id="b", traversal_id="t0")
+    assert _claim(database, step, "a") is Claim.TAKEN
+    with database.session() as session:
+        assert step_claims.dead(session, {"a", "b", "dead", "unknown"}, DEAD_AFTER) == {
+            "dead", "unknown"}
+
+
+def test_a_step_finished_in_its_traversal_is_not_run_again(
+        database: Database, step: tuple[str, int]) -> None:
+    _, resource_id = step
+    _set(database, resource_id, traversal_id="t1", action="CREATE", status="COMPLETE")
+    assert _claim(database, step, "a") is Claim.FINISHED
+    # The same row finished another action, or in another traversal: still to run.
+    assert _claim(database, step, "a", action="DELETE") is Claim.TAKEN
+    with database.session() as session:
+        row = step_claims.rows(session, [resource_id])[resource_id]
+    assert not row.finished_in("t1", "DELETE")
+
+
+def test_no_step_begins_once_the_stack_left_its_traversal_or_lock(
+        database: Database, step: tuple[str, int]) -> None:
+    stack_id, resource_id = step
+    assert _claim(database, step, "a", traversal="t0") is Claim.STALE
+    with database.session() as session:
+        assert lock_store.steal(session, stack_id, COORDINATOR, "b")
+    assert _claim(database, step, "a") is Claim.STALE
+    with database.session() as session:
+        assert step_claims.rows(session, [resource_id])[resource_id].engine_id is None
