@@ -72,6 +72,9 @@ def parser() -> argparse.ArgumentParser:
                    "and a fresh PostgreSQL database")
     p.add_argument("--engines", type=int, default=2,
                    help="engine processes with --via cluster (default %(default)s)")
+    p.add_argument("--no-spread", dest="spread", action="store_false",
+                   help="with --via cluster: [DEFAULT] spread_steps = false (each stack's "
+                   "steps on the engine holding its lock)")
     p.add_argument("--type", dest="kind", choices=tuple(TYPES), default="none",
                    help="none: OS::Heat::None; random: OS::Heat::RandomString; blocking: "
                    "Bench::Blocking, 200 ms blocked in each create and delete handler")
@@ -130,7 +133,8 @@ def run_case(case: Case, args: argparse.Namespace) -> Result:
     if args.via in ("api", "cluster"):
         measured = run_api(case, poll=args.poll or 0.05, timeout=args.timeout,
                            profile=args.profile, profile_gil=args.profile_gil,
-                           engines=args.engines if args.via == "cluster" else 0)
+                           engines=args.engines if args.via == "cluster" else 0,
+                           spread=args.spread)
     else:
         measured = run_engine(case, poll=args.poll or 0.02, timeout=args.timeout,
                               profile=args.profile, profile_gil=args.profile_gil)

@@ -47,7 +47,7 @@ def _start(args: list[str], log: Path) -> subprocess.Popen[bytes]:
 
 
 @contextmanager
-def cluster_serving(data_dir: Path, engines: int, *,
+def cluster_serving(data_dir: Path, engines: int, *, spread: bool = True,
                     start_timeout: float = 60.0) -> Iterator[Server]:
     """The API (one process) and ``engines`` engine processes, one worker each."""
     with ExitStack() as stack:
@@ -56,7 +56,8 @@ def cluster_serving(data_dir: Path, engines: int, *,
         conf = data_dir / "hearth.conf"
         conf.write_text(
             config_text(bench_overrides(transport_url=TRANSPORT_URL,
-                                        engine_topic=f"hearth-bench-{secrets.token_hex(4)}"))
+                                        engine_topic=f"hearth-bench-{secrets.token_hex(4)}",
+                                        spread_steps=spread))
             + f"[database]\nconnection = {db_url}\n"
             + f"[api]\nbind_host = 127.0.0.1\nbind_port = {port}\nworkers = 1\n"
             + "[cfn_api]\nenabled = false\n"

@@ -160,6 +160,14 @@ DEFAULT_OPTS: list[cfg.Opt] = [
         "stack's work spreads over the cluster. Off: each stack's steps run on the engine "
         "holding its lock.",
     ),
+    cfg.IntOpt(
+        "spread_steps_after",
+        default=-1,
+        min=-1,
+        help="With spread_steps: how many such steps an engine runs at once itself before "
+        "it offers its stacks' further ready steps to the other engines (-1: as many as "
+        "engine_wait_threads; 0: offer every one). Steps run here cost no messages.",
+    ),
     cfg.StrOpt(
         "engine_topic",
         default="hearth-engine",

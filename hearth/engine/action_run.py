@@ -390,8 +390,14 @@ class ActionRun(RunControl):
             raise
         task = self.task_for(node, record)
         self.tasks[node] = task
-        if task.waits and self.core.remote_steps is not None and not self.is_update_like:
-            await self.core.remote_steps.run(self, node, task)
+        remote = self.core.remote_steps
+        if task.waits and remote is not None and not self.is_update_like:
+            # Run here while this engine has room, offered to every engine beyond that.
+            if remote.busy():
+                await remote.run(self, node, task)
+                return
+            with remote.counted():
+                await self.execute(node, task)
             return
         await self.execute(node, task)
 

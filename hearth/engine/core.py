@@ -44,6 +44,9 @@ class EngineSettings:
     worker_threads: int = 8
     # Threads for steps of types whose handlers wait elsewhere (cloud APIs): see Workers.
     wait_threads: int = 64
+    # Waiting steps run here before further ones are offered to other engines (-1: as many
+    # as wait_threads); only with a bus (RemoteSteps).
+    spread_after: int = -1
     heartbeat_interval: float = 5.0
     dead_after_heartbeats: int = 3
     encrypt: bool = True
@@ -66,6 +69,7 @@ class EngineSettings:
             host=conf.host,
             worker_threads=conf.engine_worker_threads,
             wait_threads=conf.engine_wait_threads,
+            spread_after=conf.spread_steps_after,
             heartbeat_interval=conf.heartbeat_interval,
             dead_after_heartbeats=conf.engine_dead_after_missed_heartbeats,
             encrypt=conf.encrypt_parameters_and_properties,
@@ -86,6 +90,9 @@ class EngineSettings:
         return timedelta(seconds=self.heartbeat_interval * self.dead_after_heartbeats)
 
 
+RELAY_THREADS = 8
+
+
 class Workers:
     """The engine's event loop (one thread, drives actions) and its pool of worker threads.
 
@@ -101,6 +108,10 @@ class Workers:
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="hearth-worker")
         self.wait_pool = ThreadPoolExecutor(max_workers=wait_threads,
                                             thread_name_prefix="hearth-waiter")
+        # Short sends and reads that pass steps between engines (``remote_steps``): never
+        # queued behind the steps they pass.
+        self.relay_pool = ThreadPoolExecutor(max_workers=RELAY_THREADS,
+                                             thread_name_prefix="hearth-relay")
         self._thread = threading.Thread(target=self._run, name="hearth-engine", daemon=True)
         self._thread.start()
 
@@ -118,13 +129,17 @@ class Workers:
         """``fn(*args)`` in the pool of steps that wait elsewhere."""
         return await self.loop.run_in_executor(self.wait_pool, fn, *args)
 
+    async def relay(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in the pool of the cluster's step messages and their reads."""
+        return await self.loop.run_in_executor(self.relay_pool, fn, *args)
+
     def call_soon(self, fn: Callable[[], None]) -> None:
         self.loop.call_soon_threadsafe(fn)
 
     def queued(self) -> int:
         """Calls waiting for a free worker thread."""
         # The executor's own queue (no public count); read only when metrics are collected.
-        return sum(_queued(pool) for pool in (self.pool, self.wait_pool))
+        return sum(_queued(pool) for pool in (self.pool, self.wait_pool, self.relay_pool))
 
     def stop(self, timeout: float = 10.0) -> None:
         if self.loop.is_closed():
@@ -145,6 +160,7 @@ class Workers:
             self._thread.join(timeout)
         self.pool.shutdown(wait=False, cancel_futures=True)
         self.wait_pool.shutdown(wait=False, cancel_futures=True)
+        self.relay_pool.shutdown(wait=False, cancel_futures=True)
         if not self._thread.is_alive():
             self.loop.close()
 

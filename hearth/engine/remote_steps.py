@@ -18,15 +18,16 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hearth.engine import traversal
 from hearth.engine.core import EngineCore
 from hearth.engine.records import ResourceRecord
 from hearth.engine.resource_task import ResourceActionFailed, ResourceTask
 from hearth.engine.scheduler import NotStarted
-from hearth.engine.step_units import Ending, Outcome, StepTransport, StepUnit
+from hearth.engine.step_units import Ending, Outcome, Reported, StepTransport, StepUnit
 from hearth.store import batch, step_claims
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
@@ -39,6 +40,9 @@ LOG = logging.getLogger(__name__)
 
 # Heartbeats a step may wait unclaimed before its coordinator runs it itself.
 UNCLAIMED_BEATS = 2
+# Units per offer message: enough to spare the bus and the database most of the per-message
+# work, few enough that a burst is shared among the engines.
+OFFER_BATCH = 8
 # Seconds a stopped run waits for another engine to write a stopped step's end.
 STOP_WAIT = 30.0
 
@@ -51,13 +55,46 @@ class _Waiter:
 
 
 class RemoteSteps:
-    """The coordinator's side; used from the engine's loop unless said otherwise."""
+    """The coordinator's side; used from the engine's loop unless said otherwise. Its
+    database reads and bus sends run in the engine's relay threads, never queued behind the
+    steps themselves nor the run's own database work."""
 
     def __init__(self, core: EngineCore, transport: StepTransport) -> None:
         self.core = core
         self.transport = transport
         self._waiting: dict[tuple[str, int], _Waiter] = {}
         self._checker: asyncio.Task[None] | None = None
+        # Live engines, as last read (offers are shared among them).
+        self._engines = 2
+        self._engines_read_at = -float("inf")
+        # Waiting steps running in this engine now (its own runs' and other engines').
+        self.running_here = 0
+        # Units made ready in one turn of the loop leave together, a few per message.
+        self._outbox: list[StepUnit] = []
+        # Sends and reads in flight (held: the loop keeps only weak references).
+        self._tasks: set[asyncio.Future[None]] = set()
+        # Rows to read again, read together in one turn.
+        self._reloads: dict[int, list[asyncio.Future[ResourceRecord]]] = {}
+
+    def _background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def busy(self) -> bool:
+        """Whether this engine's next ready step goes to the other engines: it already runs
+        as many as it keeps for itself (``spread_steps_after``)."""
+        settings = self.core.settings
+        keep = settings.wait_threads if settings.spread_after < 0 else settings.spread_after
+        return self.running_here >= keep
+
+    @contextlib.contextmanager
+    def counted(self) -> Iterator[None]:
+        self.running_here += 1
+        try:
+            yield
+        finally:
+            self.running_here -= 1
 
     @property
     def interval(self) -> float:
@@ -75,12 +112,12 @@ class RemoteSteps:
         outcome = await self._offered(run, unit)
         while outcome.ending in (Ending.CLAIMED_HERE, Ending.LEFT):
             if outcome.ending is Ending.LEFT:
-                claim = await self.core.workers.call(self._claim_here, unit)
+                claim = await self.core.workers.relay(self._claim_here, unit)
                 if claim is Claim.BUSY:  # another engine took it meanwhile
                     outcome = await self._offered(run, unit, offer=False)
                     continue
                 if claim is not Claim.TAKEN:
-                    outcome = await self.core.workers.call(self._claim_outcome, unit, claim)
+                    outcome = await self.core.workers.relay(self._claim_outcome, unit, claim)
                     break
             await self._run_here(run, node, task, taken_back=outcome.ending is Ending.LEFT)
             return
@@ -94,11 +131,9 @@ class RemoteSteps:
             self._checker = asyncio.ensure_future(self._check())
         try:
             if offer:
-                try:
-                    await self.core.workers.call(self.transport.offer, unit)
-                except Exception:  # the bus is down: unclaimed, it is taken back in time
-                    LOG.warning("Could not offer step %s of stack %s", unit.node,
-                                unit.stack_id, exc_info=True)
+                if not self._outbox:
+                    loop.call_soon(self._send_offers)
+                self._outbox.append(unit)
             return await waiter.future
         except asyncio.CancelledError:
             if not (self.core.handing_over or run.lock_lost):
@@ -109,18 +144,83 @@ class RemoteSteps:
             if self._waiting.get(unit.key) is waiter:
                 del self._waiting[unit.key]
 
+    def _send_offers(self) -> None:
+        units, self._outbox = self._outbox, []
+        self._background(self._offer_all(units))
+
+    async def _offer_all(self, units: list[StepUnit]) -> None:
+        """In at least as many messages as there are engines (the bus hands each message to
+        one engine), at most ``OFFER_BATCH`` units each."""
+        engines = await self._live_engines()
+        size = max(1, min(OFFER_BATCH, -(-len(units) // engines)))
+        for start in range(0, len(units), size):
+            self._background(self._offer(units[start:start + size]))
+
+    async def _live_engines(self) -> int:
+        now = time.monotonic()
+        if now - self._engines_read_at > self.interval:
+            self._engines_read_at = now
+            try:
+                self._engines = max(1, await self.core.workers.relay(_count_live, self.core))
+            except Exception:  # the database is briefly unreachable: the last count holds
+                LOG.debug("Counting live engines failed", exc_info=True)
+        return self._engines
+
+    async def _offer(self, units: list[StepUnit]) -> None:
+        try:
+            await self.core.workers.relay(self.transport.offer, units)
+        except Exception:  # the bus is down: unclaimed, they are taken back in time
+            LOG.warning("Could not offer %d steps", len(units), exc_info=True)
+
+    async def _reloaded(self, run: ActionRun, resource_id: int) -> ResourceRecord:
+        """The row as the engine that ran the step left it, in the run's memory."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[ResourceRecord] = loop.create_future()
+        if not self._reloads:
+            loop.call_soon(lambda: self._background(self._reload_all()))
+        self._reloads.setdefault(resource_id, []).append(future)
+        record = await future
+        run.rows[record.id] = record
+        return record
+
+    async def _reload_all(self) -> None:
+        wanted, self._reloads = self._reloads, {}
+        try:
+            found = await self.core.workers.relay(_records, self.core, list(wanted))
+        except Exception as exc:
+            for futures in wanted.values():
+                for future in futures:
+                    if not future.done():
+                        future.set_exception(exc)
+            return
+        for rid, futures in wanted.items():
+            record = found.get(rid)
+            for future in futures:
+                if future.done():
+                    continue
+                if record is None:
+                    future.set_exception(NotStarted(str(rid)))
+                else:
+                    future.set_result(record)
+
     async def _run_here(self, run: ActionRun, node: traversal.Node, task: ResourceTask,
                         *, taken_back: bool) -> None:
         """Run the claimed step in this engine, under its claim."""
         engine_id = self.core.engine_id
         try:
-            task.record = await self.core.workers.call(_reload, run, task.record.id)
             if taken_back:
-                task.resuming = True  # what another engine began is carried on
-            await run.execute(node, task)
-        finally:
+                # What another engine began is carried on, from the row as it left it.
+                task.record = await self.core.workers.relay(_reload, run, task.record.id)
+                task.resuming = True
+            with self.counted():
+                await run.execute(node, task)
+        except ResourceActionFailed:
+            raise  # its FAILED state ended the claim
+        except BaseException:
             with contextlib.suppress(Exception):
-                await self.core.workers.call(_release, self.core, task.record.id, engine_id)
+                await asyncio.shield(
+                    self.core.workers.relay(_release, self.core, task.record.id, engine_id))
+            raise
 
     async def _settle(self, run: ActionRun, node: traversal.Node, task: ResourceTask,
                       outcome: Outcome) -> None:
@@ -130,7 +230,7 @@ class RemoteSteps:
         if outcome.ending is Ending.LOCK_LOST:
             run._lose_lock()
             raise batch.LockLost(run.stack_id, None)
-        task.record = await self.core.workers.call(_reload, run, task.record.id)
+        task.record = await self._reloaded(run, task.record.id)
         if outcome.ending is Ending.FAILED:
             raise ResourceActionFailed(task.name, task.action, outcome.reason)
         run.settle_and_release(node, task)
@@ -139,17 +239,17 @@ class RemoteSteps:
         """The run stops this step at once (a timeout, a delete): nobody may begin it from
         now on, and whoever runs it stops it; wait until its end is written."""
         with contextlib.suppress(Exception):
-            claim = await self.core.workers.call(self._claim_here, unit)
+            claim = await self.core.workers.relay(self._claim_here, unit)
             if claim is not Claim.BUSY:
                 return  # kept claimed here: a late offer finds it taken
-            rows = await self.core.workers.call(_rows, self.core, [unit.resource_id])
+            rows = await self.core.workers.relay(_rows, self.core, [unit.resource_id])
             runner = rows[unit.resource_id].engine_id if unit.resource_id in rows else None
             if runner is None:
                 return
             loop = asyncio.get_running_loop()
             waiter = _Waiter(unit, loop.create_future())
             self._waiting[unit.key] = waiter
-            await self.core.workers.call(self.transport.stop, runner, unit, why)
+            await self.core.workers.relay(self.transport.stop, runner, unit, why)
             await asyncio.shield(asyncio.wait_for(waiter.future, STOP_WAIT))
 
     def _claim_here(self, unit: StepUnit) -> Claim:
@@ -175,8 +275,12 @@ class RemoteSteps:
 
     # --- what other engines tell (any thread) ------------------------------------------------
 
-    def reported(self, unit: StepUnit, outcome: Outcome) -> None:
-        self.core.workers.call_soon(lambda: self._resolve(unit.key, outcome))
+    def reported(self, ended: list[Reported]) -> None:
+        def resolve() -> None:
+            for unit, outcome in ended:
+                self._resolve(unit.key, outcome)
+
+        self.core.workers.call_soon(resolve)
 
     def claimed_here(self, unit: StepUnit) -> bool:
         """Whether ``unit``, claimed by this engine's step worker, is one this engine's run
@@ -204,7 +308,7 @@ class RemoteSteps:
             if not waiting:
                 return
             try:
-                rows, dead = await self.core.workers.call(self._look, waiting)
+                rows, dead = await self.core.workers.relay(self._look, waiting)
             except Exception:  # the database is briefly unreachable: look again next time
                 LOG.debug("Checking offered steps failed", exc_info=True)
                 continue
@@ -246,6 +350,17 @@ def _rows(core: EngineCore, ids: list[int]) -> dict[int, step_claims.StepRow]:
 def _release(core: EngineCore, resource_id: int, engine_id: str) -> None:
     with core.db.session() as session:
         step_claims.release(session, resource_id, engine_id)
+
+
+def _count_live(core: EngineCore) -> int:
+    with core.db.session(readonly=True) as session:
+        return step_claims.live_engine_count(session, core.settings.dead_after)
+
+
+def _records(core: EngineCore, ids: list[int]) -> dict[int, ResourceRecord]:
+    with core.db.session(readonly=True) as session:
+        return {row.id: ResourceRecord.from_row(row)
+                for row in resource_store.get_many(session, ids)}
 
 
 def _reload(run: ActionRun, resource_id: int) -> ResourceRecord:

@@ -121,6 +121,9 @@ class ResourceTask:
         )
 
     def _state(self, action: str, status: str, reason: str, **fields: Any) -> None:
+        if status in (states.COMPLETE, states.FAILED):
+            # The step's claim (an engine of a cluster ran it) ends with it, in one write.
+            fields.setdefault("engine_id", None)
         self.writes.extend(state_writes(self.record, action, status, reason, **fields))
 
     # --- helpers ------------------------------------------------------------------------
@@ -543,6 +546,7 @@ class ResourceTask:
     def finish(self) -> Step:
         """COMPLETE, attributes cached; then a post-hook if one is set."""
         if self._noop:
+            self._change(engine_id=None)
             return Step(done=True)
         plugin = self.plugin
         action = self.action

@@ -79,26 +79,28 @@ class Outcome:
                    str(data.get("engine_id") or ""))
 
 
-class StepTransport(Protocol):
-    """How units and their outcomes travel between engines (``hearth.rpc.step_bus``)."""
+Reported = tuple[StepUnit, Outcome]
 
-    def offer(self, unit: StepUnit) -> None:
-        """To whichever engine takes it first (this one included)."""
+
+class StepTransport(Protocol):
+    """How units and their outcomes travel between engines (``WireTransport``)."""
+
+    def offer(self, units: list[StepUnit]) -> None:
+        """To whichever engine takes them first (this one included), together."""
 
     def stop(self, engine_id: str, unit: StepUnit, why: str) -> None:
         """Ask the engine running ``unit`` to stop it at once."""
 
-    def report(self, unit: StepUnit, outcome: Outcome) -> None:
-        """Tell the unit's coordinator how it ended."""
+    def report(self, coordinator: str, ended: list[Reported]) -> None:
+        """Tell a coordinator how some of its units ended."""
 
 
 class StepWire(Protocol):
     """What carries units as JSON (``hearth.rpc.step_bus.StepBus``)."""
 
-    def offer(self, unit: Mapping[str, Any]) -> None: ...
-    def stop(self, engine_id: str, unit: Mapping[str, Any], why: str) -> None: ...
-    def report(self, coordinator: str, unit: Mapping[str, Any],
-               outcome: Mapping[str, Any]) -> None: ...
+    def offer(self, units: list[dict[str, Any]]) -> None: ...
+    def stop(self, engine_id: str, unit: dict[str, Any], why: str) -> None: ...
+    def report(self, coordinator: str, ended: list[dict[str, Any]]) -> None: ...
 
 
 class WireTransport:
@@ -107,11 +109,22 @@ class WireTransport:
     def __init__(self, wire: StepWire) -> None:
         self._wire = wire
 
-    def offer(self, unit: StepUnit) -> None:
-        self._wire.offer(unit.to_json())
+    def offer(self, units: list[StepUnit]) -> None:
+        self._wire.offer([unit.to_json() for unit in units])
 
     def stop(self, engine_id: str, unit: StepUnit, why: str) -> None:
         self._wire.stop(engine_id, unit.to_json(), why)
 
-    def report(self, unit: StepUnit, outcome: Outcome) -> None:
-        self._wire.report(unit.coordinator, unit.to_json(), outcome.to_json())
+    def report(self, coordinator: str, ended: list[Reported]) -> None:
+        self._wire.report(coordinator, [
+            {"unit": unit.to_json(), "outcome": outcome.to_json()} for unit, outcome in ended
+        ])
+
+
+def units_from_json(data: Any) -> list[StepUnit]:
+    return [StepUnit.from_json(item) for item in data]
+
+
+def reported_from_json(data: Any) -> list[Reported]:
+    return [(StepUnit.from_json(item["unit"]), Outcome.from_json(item["outcome"]))
+            for item in data]

@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from hearth.common import logs
@@ -23,7 +23,15 @@ from hearth.engine.records import ResourceRecord
 from hearth.engine.resource_task import ResourceActionFailed
 from hearth.engine.run_spec import RunSpec
 from hearth.engine.scheduler import NotStarted
-from hearth.engine.step_units import Ending, Outcome, StepTransport, StepUnit
+from hearth.engine.step_units import (
+    Ending,
+    Outcome,
+    Reported,
+    StepTransport,
+    StepUnit,
+    reported_from_json,
+    units_from_json,
+)
 from hearth.store import batch, step_claims
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
@@ -50,32 +58,57 @@ class StepWorker:
         self._copies_lock = threading.Lock()
         self._running: dict[tuple[str, int], asyncio.Task[None]] = {}
         self._why: dict[tuple[str, int], str] = {}
+        self._reports: dict[str, list[Reported]] = {}
+        # Sends and reads in flight (held: the loop keeps only weak references).
+        self._tasks: set[asyncio.Future[None]] = set()
 
-    def take(self, unit: StepUnit) -> None:
-        """Claim ``unit`` and run it, unless another engine has it or it is no longer due."""
+    def _background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def take(self, units: list[StepUnit]) -> None:
+        """Claim ``units`` and run those taken; those another engine has, or that are no
+        longer due, are left (the latter reported)."""
         if self.core.handing_over:
-            return  # stopping: the coordinator takes it back when nobody claims it
+            return  # stopping: the coordinator takes them back when nobody claims them
+        groups: dict[tuple[str, str, str, str], list[StepUnit]] = {}
+        for unit in units:
+            key = (unit.stack_id, unit.traversal_id, unit.coordinator, unit.action)
+            groups.setdefault(key, []).append(unit)
+        for group in groups.values():
+            self._take_group(group)
+
+    def _take_group(self, units: list[StepUnit]) -> None:
+        first = units[0]
+        by_id = {unit.resource_id: unit for unit in units}
         with self.core.db.session() as session:
-            claim = step_claims.claim(
-                session, resource_id=unit.resource_id, stack_id=unit.stack_id,
-                traversal_id=unit.traversal_id, coordinator=unit.coordinator,
-                engine_id=self.core.engine_id, action=unit.action,
+            claims, taken = step_claims.claim_many(
+                session, resource_ids=list(by_id), stack_id=first.stack_id,
+                traversal_id=first.traversal_id, coordinator=first.coordinator,
+                engine_id=self.core.engine_id, action=first.action,
                 dead_after=self.core.settings.dead_after,
             )
-            row = step_claims.rows(session, [unit.resource_id]).get(unit.resource_id)
-        if claim is Claim.BUSY:
-            return
-        if claim is Claim.STALE:
-            self.transport.report(unit, Outcome(Ending.NOT_STARTED))
-            return
-        if claim is Claim.FINISHED and row is not None:
-            ending = Ending.FAILED if row.status == "FAILED" else Ending.DONE
-            self.transport.report(unit, Outcome(ending, row.status_reason or ""))
-            return
+            records = {rid: ResourceRecord.from_row(row) for rid, row in taken.items()}
+            finished = step_claims.rows(
+                session, [rid for rid, c in claims.items() if c is Claim.FINISHED])
+        ended: list[Reported] = []
+        for rid, claim in claims.items():
+            unit = by_id[rid]
+            if claim is Claim.STALE:
+                ended.append((unit, Outcome(Ending.NOT_STARTED)))
+            elif claim is Claim.FINISHED and rid in finished:
+                row = finished[rid]
+                ending = Ending.FAILED if row.status == "FAILED" else Ending.DONE
+                ended.append((unit, Outcome(ending, row.status_reason or "")))
+        if ended:
+            self.transport.report(first.coordinator, ended)
         remote = self.core.remote_steps
-        if remote is not None and remote.claimed_here(unit):
-            return
-        self.core.workers.submit(self._run(unit))
+        for rid, record in records.items():
+            unit = by_id[rid]
+            if remote is not None and remote.claimed_here(unit):
+                continue
+            self.core.workers.submit(self._run(unit, record))
 
     def stop(self, unit: StepUnit, why: str) -> None:
         def cancel() -> None:
@@ -86,7 +119,7 @@ class StepWorker:
 
         self.core.workers.call_soon(cancel)
 
-    async def _run(self, unit: StepUnit) -> None:
+    async def _run(self, unit: StepUnit, record: ResourceRecord) -> None:
         workers = self.core.workers
         me = asyncio.current_task()
         assert me is not None
@@ -95,13 +128,17 @@ class StepWorker:
         outcome = Outcome(Ending.LEFT, "not run", self.core.engine_id)
         copy: ActionRun | None = None
         try:
-            copy = await workers.call(self._copy, unit)
-            record = await workers.call(_refresh, copy, unit)
+            copy = await workers.relay(self._prepare, unit, record)
             task = copy.task_for(unit.node, record)
             task.resuming = True  # a step begun by an engine that died is carried on
             task.priority = unit.priority
             try:
-                await copy.execute(unit.node, task)
+                remote = self.core.remote_steps
+                if remote is not None:
+                    with remote.counted():
+                        await copy.execute(unit.node, task)
+                else:
+                    await copy.execute(unit.node, task)
                 outcome = Outcome(Ending.DONE, engine_id=self.core.engine_id)
             except asyncio.CancelledError:
                 why = self._why.get(unit.key)
@@ -124,16 +161,41 @@ class StepWorker:
         finally:
             self._running.pop(unit.key, None)
             self._why.pop(unit.key, None)
-            try:
-                await asyncio.shield(workers.call(self._finish, unit, outcome))
-            except Exception:
-                LOG.warning("Could not report step %s of stack %s", unit.node, unit.stack_id,
-                            exc_info=True)
+            if outcome.ending not in (Ending.DONE, Ending.FAILED):
+                # (A step that ended wrote its claim's end with its state: ResourceTask._state.)
+                try:
+                    await asyncio.shield(workers.relay(self._release, unit))
+                except Exception:
+                    LOG.warning("Could not release step %s of stack %s", unit.node,
+                                unit.stack_id, exc_info=True)
+            self._report(unit, outcome)
 
-    def _finish(self, unit: StepUnit, outcome: Outcome) -> None:
+    def _release(self, unit: StepUnit) -> None:
         with self.core.db.session() as session:
             step_claims.release(session, unit.resource_id, self.core.engine_id)
-        self.transport.report(unit, outcome)
+
+    def _report(self, unit: StepUnit, outcome: Outcome) -> None:
+        """Reports of one turn of the loop leave together, one message per coordinator."""
+        if not self._reports:
+            asyncio.get_running_loop().call_soon(self._send_reports)
+        self._reports.setdefault(unit.coordinator, []).append((unit, outcome))
+
+    def _send_reports(self) -> None:
+        reports, self._reports = self._reports, {}
+        for coordinator, ended in reports.items():
+            self._background(self._send(coordinator, ended))
+
+    async def _send(self, coordinator: str, ended: list[Reported]) -> None:
+        try:
+            await self.core.workers.relay(self.transport.report, coordinator, ended)
+        except Exception:  # the coordinator reads the rows in time (remote_steps._check)
+            LOG.warning("Could not report %d steps to %s", len(ended), coordinator,
+                        exc_info=True)
+
+    def _prepare(self, unit: StepUnit, record: ResourceRecord) -> ActionRun:
+        copy = self._copy(unit)
+        _refresh(copy, unit, record)
+        return copy
 
     def _copy(self, unit: StepUnit) -> ActionRun:
         """This engine's copy of the unit's run (made from what is stored, once)."""
@@ -165,27 +227,23 @@ class StepWorker:
         return copy
 
 
-def _refresh(run: ActionRun, unit: StepUnit) -> ResourceRecord:
-    """The unit's row and those of what it depends on, as stored now, in the copy."""
+def _refresh(run: ActionRun, unit: StepUnit, record: ResourceRecord) -> None:
+    """The unit's row as claimed, and those of what it depends on as stored now, in the
+    copy."""
     kind, key = unit.node
     needs = sorted(run.bound.graph.get(key, set())) if kind == "u" and isinstance(key, str) else []
-    with run.core.db.session(readonly=True) as session:
-        row = resource_store.get(session, unit.resource_id)
-        if row is None:
-            raise NotStarted(str(unit.node))
-        record = ResourceRecord.from_row(row)
-        found = [resource_store.current_by_name(session, run.stack_id, name) for name in needs]
+    found = []
+    if needs:
+        with run.core.db.session(readonly=True) as session:
+            found = [ResourceRecord.from_row(row) for row in
+                     resource_store.current_by_names(session, run.stack_id, needs)]
     run.rows[record.id] = record
     if kind == "u":
         run.current[record.name] = record
-    for dep_row in found:
-        if dep_row is None:
-            continue
-        dep = ResourceRecord.from_row(dep_row)
+    for dep in found:
         run.rows[dep.id] = dep
         run.current[dep.name] = dep
         run.bound.nodes[dep.name] = dep.node_data()
-    return record
 
 
 class StepInbox:
@@ -195,11 +253,11 @@ class StepInbox:
         self._worker = worker
         self._remote = remote
 
-    def take(self, unit: Mapping[str, Any]) -> None:
-        self._worker.take(StepUnit.from_json(unit))
+    def take(self, units: list[dict[str, Any]]) -> None:
+        self._worker.take(units_from_json(units))
 
-    def stop(self, unit: Mapping[str, Any], why: str) -> None:
+    def stop(self, unit: dict[str, Any], why: str) -> None:
         self._worker.stop(StepUnit.from_json(unit), why)
 
-    def reported(self, unit: Mapping[str, Any], outcome: Mapping[str, Any]) -> None:
-        self._remote.reported(StepUnit.from_json(unit), Outcome.from_json(outcome))
+    def reported(self, ended: list[dict[str, Any]]) -> None:
+        self._remote.reported(reported_from_json(ended))

@@ -9,14 +9,11 @@ What travels is plain JSON (``engine.step_units`` makes it).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Protocol
 
 import oslo_messaging
 
 VERSION = "1.0"
-
-Data = Mapping[str, Any]
 
 
 def steps_topic(engine_topic: str) -> str:
@@ -29,22 +26,20 @@ class StepBus:
             transport, oslo_messaging.Target(topic=topic, version=VERSION)
         )
 
-    def offer(self, unit: Data) -> None:
-        self._client.cast({}, "take", unit=dict(unit))
+    def offer(self, units: list[dict[str, Any]]) -> None:
+        self._client.cast({}, "take", units=units)
 
-    def stop(self, engine_id: str, unit: Data, why: str) -> None:
-        self._client.prepare(server=engine_id).cast({}, "stop", unit=dict(unit), why=why)
+    def stop(self, engine_id: str, unit: dict[str, Any], why: str) -> None:
+        self._client.prepare(server=engine_id).cast({}, "stop", unit=unit, why=why)
 
-    def report(self, coordinator: str, unit: Data, outcome: Data) -> None:
-        self._client.prepare(server=coordinator).cast(
-            {}, "reported", unit=dict(unit), outcome=dict(outcome)
-        )
+    def report(self, coordinator: str, ended: list[dict[str, Any]]) -> None:
+        self._client.prepare(server=coordinator).cast({}, "reported", ended=ended)
 
 
 class StepHandlers(Protocol):
-    def take(self, unit: Data) -> None: ...
-    def stop(self, unit: Data, why: str) -> None: ...
-    def reported(self, unit: Data, outcome: Data) -> None: ...
+    def take(self, units: list[dict[str, Any]]) -> None: ...
+    def stop(self, unit: dict[str, Any], why: str) -> None: ...
+    def reported(self, ended: list[dict[str, Any]]) -> None: ...
 
 
 class _Endpoint:
@@ -53,14 +48,14 @@ class _Endpoint:
     def __init__(self, handlers: StepHandlers) -> None:
         self._handlers = handlers
 
-    def take(self, ctxt: Any, unit: dict[str, Any]) -> None:
-        self._handlers.take(unit)
+    def take(self, ctxt: Any, units: list[dict[str, Any]]) -> None:
+        self._handlers.take(units)
 
     def stop(self, ctxt: Any, unit: dict[str, Any], why: str) -> None:
         self._handlers.stop(unit, why)
 
-    def reported(self, ctxt: Any, unit: dict[str, Any], outcome: dict[str, Any]) -> None:
-        self._handlers.reported(unit, outcome)
+    def reported(self, ctxt: Any, ended: list[dict[str, Any]]) -> None:
+        self._handlers.reported(ended)
 
 
 def step_server(

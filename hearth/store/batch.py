@@ -171,12 +171,13 @@ def _check_locks(conn: Connection, checks: Sequence[LockHeld]) -> None:
         return
     wanted = {c.stack_id: c.engine_id for c in checks}
     # Locked until the commit (in a stable order): a takeover's steal waits for these writes
-    # and its engine then reads them, rather than racing them.
+    # and its engine then reads them, rather than racing them. Shared: the engines running
+    # one stack's steps commit side by side (only a steal or a release needs it alone).
     rows = conn.execute(
         select(_LOCK.c.stack_id, _LOCK.c.engine_id)
         .where(_LOCK.c.stack_id.in_(sorted(wanted)))
         .order_by(_LOCK.c.stack_id)
-        .with_for_update()
+        .with_for_update(read=True)
     ).all()
     holders = {row.stack_id: row.engine_id for row in rows}
     for stack_id, engine_id in wanted.items():

@@ -31,10 +31,11 @@ def holder(session: Session, stack_id: str, *, for_update: bool = False) -> str 
 
 
 def held(session: Session, stack_id: str, engine_id: str) -> bool:
-    """Whether ``engine_id`` holds the lock; its row stays locked until the transaction ends,
-    so that a takeover's steal waits for what this transaction writes."""
+    """Whether ``engine_id`` holds the lock; its row stays locked (shared) until the
+    transaction ends, so that a takeover's steal waits for what this transaction writes."""
     found = session.scalar(
-        select(StackLock.engine_id).where(StackLock.stack_id == stack_id).with_for_update()
+        select(StackLock.engine_id).where(StackLock.stack_id == stack_id)
+        .with_for_update(read=True)
     )
     return found == engine_id
 

@@ -55,6 +55,13 @@ def get(session: Session, resource_id: int) -> Resource | None:
     return session.get(Resource, resource_id)
 
 
+def get_many(session: Session, resource_ids: Iterable[int]) -> list[Resource]:
+    ids = list(resource_ids)
+    if not ids:
+        return []
+    return list(session.scalars(select(Resource).where(Resource.id.in_(ids))))
+
+
 def by_uuid(session: Session, resource_uuid: str) -> Resource | None:
     return session.scalars(select(Resource).where(Resource.uuid == resource_uuid)).first()
 
@@ -65,6 +72,15 @@ def current_by_name(session: Session, stack_id: str, name: str) -> Resource | No
         Resource.stack_id == stack_id, Resource.name == name, Resource.replaced_by.is_(None)
     )
     return session.scalars(stmt).first()
+
+
+def current_by_names(session: Session, stack_id: str, names: Iterable[str]) -> list[Resource]:
+    """The stack's resources of those names that are not being replaced."""
+    stmt = select(Resource).where(
+        Resource.stack_id == stack_id, Resource.name.in_(list(names)),
+        Resource.replaced_by.is_(None),
+    )
+    return list(session.scalars(stmt))
 
 
 def all_named(session: Session, stack_id: str, name: str) -> list[Resource]:

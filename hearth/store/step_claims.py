@@ -11,8 +11,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
-from sqlalchemy import Select, func, or_, select, update
+from sqlalchemy import Select, and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from hearth.store.models import Resource, Service, Stack, StackLock
@@ -59,36 +60,94 @@ def claim(
     session: Session, *, resource_id: int, stack_id: str, traversal_id: str, coordinator: str,
     engine_id: str, action: str, dead_after: timedelta,
 ) -> Claim:
-    """Take the step of ``resource_id`` for ``engine_id``; the lock row stays locked until
-    the transaction ends, so that the coordinator's lock cannot move meanwhile."""
-    holder = session.scalar(
-        select(StackLock.engine_id).where(StackLock.stack_id == stack_id).with_for_update()
+    """Take the step of ``resource_id`` for ``engine_id`` (see ``claim_many``)."""
+    claims, _ = claim_many(
+        session, resource_ids=[resource_id], stack_id=stack_id, traversal_id=traversal_id,
+        coordinator=coordinator, engine_id=engine_id, action=action, dead_after=dead_after)
+    return claims.get(resource_id, Claim.STALE)
+
+
+def claim_many(
+    session: Session, *, resource_ids: list[int], stack_id: str, traversal_id: str,
+    coordinator: str, engine_id: str, action: str, dead_after: timedelta,
+) -> tuple[dict[int, Claim], dict[int, Resource]]:
+    """Take the steps of ``resource_ids`` (one traversal's) for ``engine_id``: how each went,
+    and the rows taken. No row is locked beyond the resources' own update: the stack's lock
+    may move right after this reads it, and then a step's first write fails (every write is
+    fenced by the coordinator's lock). A row this engine holds already is busy: an offer
+    that came twice runs once."""
+    found = session.execute(
+        select(StackLock.engine_id, Stack.current_traversal)
+        .join(Stack, Stack.id == StackLock.stack_id)
+        .where(StackLock.stack_id == stack_id)
+    ).first()
+    if found is None or found[0] != coordinator or found[1] != traversal_id:
+        return {rid: Claim.STALE for rid in resource_ids}, {}
+    before = rows(session, resource_ids)
+    claims = {rid: Claim.STALE for rid in resource_ids if rid not in before}
+    candidates = []
+    for rid, row in before.items():
+        if row.finished_in(traversal_id, action):
+            claims[rid] = Claim.FINISHED
+        else:
+            candidates.append(rid)
+    if candidates:
+        taken = _update_claims(session, candidates, traversal_id, engine_id, action,
+                               dead_after)
+        for rid in candidates:
+            claims[rid] = Claim.TAKEN if rid in taken else Claim.BUSY
+    taken_ids = [rid for rid, c in claims.items() if c is Claim.TAKEN]
+    taken_rows = {
+        r.id: r for r in session.scalars(
+            select(Resource).where(Resource.id.in_(taken_ids)).execution_options(
+                populate_existing=True))
+    } if taken_ids else {}
+    return claims, taken_rows
+
+
+def _claimable(traversal_id: str, action: str, dead_after: timedelta) -> Any:
+    return and_(
+        or_(
+            Resource.engine_id.is_(None),
+            Resource.engine_id.not_in(_live_engines(dead_after)),
+            Resource.traversal_id.is_(None),
+            Resource.traversal_id != traversal_id,
+        ),
+        # Not finished in this traversal already (coalesced: NOT of a comparison with NULL
+        # would leave the row out).
+        ~and_(
+            Resource.engine_id.is_(None),
+            func.coalesce(Resource.traversal_id, "") == traversal_id,
+            func.coalesce(Resource.action, "") == action,
+            func.coalesce(Resource.status, "").in_(FINAL),
+        ),
     )
-    current = session.scalar(select(Stack.current_traversal).where(Stack.id == stack_id))
-    if holder != coordinator or current != traversal_id:
-        return Claim.STALE
-    row = session.get(Resource, resource_id, populate_existing=True)
-    if row is None:
-        return Claim.STALE
-    if (row.engine_id is None and row.traversal_id == traversal_id and row.action == action
-            and row.status in FINAL):
-        return Claim.FINISHED
-    result = session.execute(
-        update(Resource)
-        .where(
-            Resource.id == resource_id,
-            or_(
-                Resource.engine_id.is_(None),
-                Resource.engine_id == engine_id,
-                Resource.engine_id.not_in(_live_engines(dead_after)),
-                Resource.traversal_id.is_(None),
-                Resource.traversal_id != traversal_id,
-            ),
+
+
+def _update_claims(
+    session: Session, ids: list[int], traversal_id: str, engine_id: str, action: str,
+    dead_after: timedelta,
+) -> set[int]:
+    """The rows of ``ids`` this engine now holds: all of them in one update, unless some
+    were not claimable (held by a live engine); then one by one, each update telling
+    whether it took its row."""
+
+    def update_of(selected: list[int]) -> int:
+        result = session.execute(
+            update(Resource)
+            .where(Resource.id.in_(selected), _claimable(traversal_id, action, dead_after))
+            .values(engine_id=engine_id, traversal_id=traversal_id)
+            .execution_options(synchronize_session=False)
         )
-        .values(engine_id=engine_id, traversal_id=traversal_id)
-        .execution_options(synchronize_session=False)
-    )
-    return Claim.TAKEN if getattr(result, "rowcount", 0) else Claim.BUSY
+        return int(getattr(result, "rowcount", 0))
+
+    if len(ids) > 1:
+        together = session.begin_nested()
+        if update_of(ids) == len(ids):
+            together.commit()
+            return set(ids)
+        together.rollback()
+    return {rid for rid in ids if update_of([rid])}
 
 
 def release(session: Session, resource_id: int, engine_id: str) -> None:
@@ -108,6 +167,15 @@ def rows(session: Session, resource_ids: list[int]) -> dict[int, StepRow]:
         .where(Resource.id.in_(resource_ids))
     )
     return {r[0]: StepRow(*r) for r in found}
+
+
+def live_engine_count(session: Session, dead_after: timedelta) -> int:
+    cutoff = utcnow() - dead_after
+    return int(session.scalar(
+        select(func.count()).select_from(Service).where(
+            Service.deleted_at.is_(None), Service.binary == "hearth-engine",
+            func.coalesce(Service.updated_at, Service.created_at) >= cutoff)
+    ) or 0)
 
 
 def dead(session: Session, engine_ids: set[str], dead_after: timedelta) -> set[str]:

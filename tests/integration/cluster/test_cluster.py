@@ -40,10 +40,15 @@ SLOW = {
 }
 
 
+# Waiting steps each engine runs itself before it offers further ones to the others.
+SPREAD_AFTER = 4
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory,
             database_factory: DatabaseFactory) -> Iterator[Cluster]:
-    with fresh_cluster(tmp_path_factory.mktemp("cluster"), database_factory) as running:
+    with fresh_cluster(tmp_path_factory.mktemp("cluster"), database_factory,
+                       options={"spread_steps_after": SPREAD_AFTER}) as running:
         yield running
 
 
@@ -172,7 +177,8 @@ def test_stacks_are_spread_over_the_engines(cluster: Cluster, heat: Any) -> None
         assert api.wait(stack_id)[0] == "CREATE_COMPLETE"
 
 
-# Independent resources that each wait in create and delete: one stack's steps to spread.
+# Independent resources that each wait in create and delete: one stack's steps to spread
+# (more of them than an engine keeps for itself).
 WIDE = {
     "heat_template_version": "2018-08-31",
     "resources": {
@@ -232,6 +238,45 @@ def test_one_stacks_steps_run_on_every_engine(cluster: Cluster) -> None:
             "SELECT count(*) FROM resource WHERE stack_id = :s AND engine_id IS NOT NULL"),
             {"s": stack_id}).scalar()
     assert claimed == 0  # every claim released
+
+
+def test_steps_of_a_killed_engine_are_carried_on_by_the_stacks_engine(
+    tmp_path: Path, database_factory: DatabaseFactory
+) -> None:
+    slow = json.loads(json.dumps(WIDE).replace('"create": 2', '"create": 4'))
+    with fresh_cluster(tmp_path, database_factory, api_workers=1,
+                       options={"spread_steps_after": 0}) as cluster:
+        api = StackApi(cluster.endpoint)
+        stack_id = api.create("wide", slow, {})
+        engine = sa.create_engine(cluster.db_url)
+        deadline = time.monotonic() + 30
+        other: str | None = None
+        while other is None:
+            assert time.monotonic() < deadline, "no step ran on the other engine"
+            with engine.connect() as conn:
+                holder = conn.execute(sa.text(
+                    "SELECT engine_id FROM stack_lock WHERE stack_id = :s"),
+                    {"s": stack_id}).scalar()
+                claims = {str(r[0]) for r in conn.execute(sa.text(
+                    "SELECT engine_id FROM resource WHERE stack_id = :s "
+                    "AND engine_id IS NOT NULL"), {"s": stack_id})}
+            other = next((c for c in claims if holder is not None and c != holder), None)
+            time.sleep(0.05)
+        engine.dispose()
+        cluster.engine_ids()[other].kill()
+
+        assert api.wait(stack_id) == ("CREATE_COMPLETE", "Stack CREATE completed successfully")
+        resources = api.resources("wide", stack_id)
+        assert {r["resource_status"] for r in resources} == {"CREATE_COMPLETE"}
+        physical = [r["physical_resource_id"] for r in resources]
+        assert len(physical) == 12 and len(set(physical)) == 12
+        events = api.events("wide", stack_id)
+        per_resource = Counter((e["resource_name"], e["resource_status"]) for e in events
+                               if e["resource_name"] != "wide")
+        assert per_resource == Counter({(f"w{i}", status): 1 for i in range(12)
+                                        for status in ("CREATE_IN_PROGRESS", "CREATE_COMPLETE")})
+        api.delete("wide", stack_id)
+        assert api.wait(stack_id)[0] == "DELETE_COMPLETE"
 
 
 def test_killed_engine_stack_is_finished_by_the_other(

@@ -114,7 +114,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory,
         tmp_path_factory.mktemp("kills"), database_factory, engines=ENGINE_PROCESSES,
         engine_workers=ENGINE_WORKERS, api_workers=1,
         options={"template_workers": 0, "rpc_response_timeout": RPC_TIMEOUT,
-                 "step_takeover_limit": 1000},
+                 "step_takeover_limit": 1000,
+                 # Steps offered to every engine: kills strike steps run for another's stack.
+                 "spread_steps_after": 0},
     ) as running:
         yield running
 

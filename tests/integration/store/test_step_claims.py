@@ -57,7 +57,7 @@ def test_one_engine_claims_a_step_until_it_releases_it(
     _, resource_id = step
     assert _claim(database, step, "a") is Claim.TAKEN
     assert _claim(database, step, "b") is Claim.BUSY
-    assert _claim(database, step, "a") is Claim.TAKEN  # a repeated offer to the same engine
+    assert _claim(database, step, "a") is Claim.BUSY  # an offer that came twice runs once
     with database.session() as session:
         row = step_claims.rows(session, [resource_id])[resource_id]
         step_claims.release(session, resource_id, "b")  # not b's to release
@@ -101,3 +101,32 @@ def test_no_step_begins_once_the_stack_left_its_traversal_or_lock(
     assert _claim(database, step, "a") is Claim.STALE
     with database.session() as session:
         assert step_claims.rows(session, [resource_id])[resource_id].engine_id is None
+
+
+def test_offered_together_each_step_is_claimed_once(
+        database: Database, step: tuple[str, int]) -> None:
+    stack_id, first = step
+    with database.session() as session:
+        others = [resource_store.add(session, name=f"r{i}", stack_id=stack_id, action="INIT",
+                                     status="COMPLETE", requires=[]).id for i in range(3)]
+    ids = [first, *others]
+    _set(database, others[0], engine_id="b", traversal_id="t1")  # b runs it
+    _set(database, others[1], traversal_id="t1", action="CREATE", status="COMPLETE")
+
+    def claim_all(engine: str) -> dict[int, Claim]:
+        with database.session() as session:
+            claims, taken = step_claims.claim_many(
+                session, resource_ids=ids, stack_id=stack_id, traversal_id="t1",
+                coordinator=COORDINATOR, engine_id=engine, action="CREATE",
+                dead_after=DEAD_AFTER)
+            assert set(taken) == {rid for rid, c in claims.items() if c is Claim.TAKEN}
+            return claims
+
+    assert claim_all("a") == {first: Claim.TAKEN, others[0]: Claim.BUSY,
+                              others[1]: Claim.FINISHED, others[2]: Claim.TAKEN}
+    # The same offer again, to a or to another engine: nothing is taken twice.
+    assert claim_all("a") == {first: Claim.BUSY, others[0]: Claim.BUSY,
+                              others[1]: Claim.FINISHED, others[2]: Claim.BUSY}
+    with database.session() as session:
+        held = step_claims.rows(session, ids)
+    assert [held[rid].engine_id for rid in ids] == ["a", "b", None, "a"]
