@@ -244,8 +244,8 @@ class RemoteSteps:
                 return  # kept claimed here: a late offer finds it taken
             rows = await self.core.workers.relay(_rows, self.core, [unit.resource_id])
             runner = rows[unit.resource_id].engine_id if unit.resource_id in rows else None
-            if runner is None:
-                return
+            if runner is None or runner == self.core.engine_id:
+                return  # nobody runs it (this engine's worker leaves what its run dropped)
             loop = asyncio.get_running_loop()
             waiter = _Waiter(unit, loop.create_future())
             self._waiting[unit.key] = waiter
@@ -283,13 +283,13 @@ class RemoteSteps:
         self.core.workers.call_soon(resolve)
 
     def claimed_here(self, unit: StepUnit) -> bool:
-        """Whether ``unit``, claimed by this engine's step worker, is one this engine's run
-        waits for: it then runs in that run, with no second copy of the stack loaded."""
+        """Whether ``unit``, offered by this engine and claimed by its step worker, is one
+        its run still waits for: it then runs in that run, with no copy of the stack loaded
+        (loop thread only)."""
         waiter = self._waiting.get(unit.key)
-        if waiter is None or unit.coordinator != self.core.engine_id:
+        if waiter is None or waiter.future.done():
             return False
-        self.core.workers.call_soon(
-            lambda: self._resolve(unit.key, Outcome(Ending.CLAIMED_HERE)))
+        waiter.future.set_result(Outcome(Ending.CLAIMED_HERE))
         return True
 
     def _resolve(self, key: tuple[str, int], outcome: Outcome) -> None:

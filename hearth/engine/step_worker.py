@@ -15,6 +15,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Coroutine
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from hearth.common import logs
@@ -103,12 +104,19 @@ class StepWorker:
                 ended.append((unit, Outcome(ending, row.status_reason or "")))
         if ended:
             self.transport.report(first.coordinator, ended)
-        remote = self.core.remote_steps
         for rid, record in records.items():
-            unit = by_id[rid]
-            if remote is not None and remote.claimed_here(unit):
-                continue
-            self.core.workers.submit(self._run(unit, record))
+            self.core.workers.call_soon(partial(self._start, by_id[rid], record))
+
+    def _start(self, unit: StepUnit, record: ResourceRecord) -> None:
+        """Run a claimed unit (loop thread): in its run when this engine offered it, on a
+        copy of the run otherwise."""
+        if unit.coordinator == self.core.engine_id:
+            remote = self.core.remote_steps
+            if remote is None or not remote.claimed_here(unit):
+                # Its run here stopped waiting for it (cancelled, handed over): not run.
+                self._background(self.core.workers.relay(self._release, unit))
+            return
+        self._background(self._run(unit, record))
 
     def stop(self, unit: StepUnit, why: str) -> None:
         def cancel() -> None:
