@@ -186,7 +186,7 @@ def _step_servers(
     steps = WireTransport(step_bus.StepBus(transport, topic))
     remote = RemoteSteps(core, steps)
     core.remote_steps = remote
-    inbox = StepInbox(StepWorker(core, steps), remote)
+    inbox = StepInbox(StepWorker(core, remote), remote)
     return [step_bus.step_server(transport, topic, core.engine_id, inbox)]
 
 

@@ -210,7 +210,7 @@ class RemoteSteps:
         try:
             if taken_back:
                 # What another engine began is carried on, from the row as it left it.
-                task.record = await self.core.workers.relay(_reload, run, task.record.id)
+                task.record = await self._reloaded(run, task.record.id)
                 task.resuming = True
             with self.counted():
                 await run.execute(node, task)
@@ -249,8 +249,12 @@ class RemoteSteps:
             loop = asyncio.get_running_loop()
             waiter = _Waiter(unit, loop.create_future())
             self._waiting[unit.key] = waiter
-            await self.core.workers.relay(self.transport.stop, runner, unit, why)
-            await asyncio.shield(asyncio.wait_for(waiter.future, STOP_WAIT))
+            try:
+                await self.core.workers.relay(self.transport.stop, runner, unit, why)
+                await asyncio.shield(asyncio.wait_for(waiter.future, STOP_WAIT))
+            finally:
+                if self._waiting.get(unit.key) is waiter:
+                    del self._waiting[unit.key]
 
     def _claim_here(self, unit: StepUnit) -> Claim:
         with self.core.db.session() as session:
@@ -362,13 +366,3 @@ def _records(core: EngineCore, ids: list[int]) -> dict[int, ResourceRecord]:
         return {row.id: ResourceRecord.from_row(row)
                 for row in resource_store.get_many(session, ids)}
 
-
-def _reload(run: ActionRun, resource_id: int) -> ResourceRecord:
-    """The row as the engine that ran the step left it, in the run's memory."""
-    with run.core.db.session(readonly=True) as session:
-        row = resource_store.get(session, resource_id)
-        if row is None:
-            raise batch.LockLost(run.stack_id, None)
-        record = ResourceRecord.from_row(row)
-    run.rows[record.id] = record
-    return record

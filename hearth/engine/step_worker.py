@@ -52,9 +52,12 @@ COPY_IDLE_SECONDS = 120.0
 class StepWorker:
     """``take`` and ``stop`` are called from the bus's threads."""
 
-    def __init__(self, core: EngineCore, transport: StepTransport) -> None:
+    def __init__(self, core: EngineCore, remote: RemoteSteps) -> None:
         self.core = core
-        self.transport = transport
+        # This engine's own runs' side: units it offered run there, and it counts the steps
+        # running here.
+        self.remote = remote
+        self.transport: StepTransport = remote.transport
         self._copies: OrderedDict[str, tuple[ActionRun, float]] = OrderedDict()
         self._copies_lock = threading.Lock()
         self._running: dict[tuple[str, int], asyncio.Task[None]] = {}
@@ -111,8 +114,7 @@ class StepWorker:
         """Run a claimed unit (loop thread): in its run when this engine offered it, on a
         copy of the run otherwise."""
         if unit.coordinator == self.core.engine_id:
-            remote = self.core.remote_steps
-            if remote is None or not remote.claimed_here(unit):
+            if not self.remote.claimed_here(unit):
                 # Its run here stopped waiting for it (cancelled, handed over): not run.
                 self._background(self.core.workers.relay(self._release, unit))
             return
@@ -141,11 +143,7 @@ class StepWorker:
             task.resuming = True  # a step begun by an engine that died is carried on
             task.priority = unit.priority
             try:
-                remote = self.core.remote_steps
-                if remote is not None:
-                    with remote.counted():
-                        await copy.execute(unit.node, task)
-                else:
+                with self.remote.counted():
                     await copy.execute(unit.node, task)
                 outcome = Outcome(Ending.DONE, engine_id=self.core.engine_id)
             except asyncio.CancelledError:
