@@ -327,3 +327,20 @@ class InvalidTenant(HearthError):
 
     def __init__(self, target: str, actual: str) -> None:
         super().__init__(f"Searching Tenant {target} from Tenant {actual} forbidden.")
+
+
+class DatabaseUnavailable(HearthError):
+    """The database did not answer (restarting, crashed, unreachable): nothing was changed by
+    this request, and the same request may be sent again shortly."""
+
+    http_status = 503
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The database is unavailable at the moment (it went away or is restarting); "
+            "nothing was changed. Try again shortly."
+        )
+
+    @property
+    def heat_type(self) -> str:
+        return "DBConnectionError"  # oslo.db's name, which Heat reports for the same failure

@@ -47,6 +47,7 @@ from hearth.store import events as event_store
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
+from hearth.store.outage import is_database_outage
 from hearth.template.functions import base
 from hearth.template.parameters import StackIdentity
 
@@ -99,8 +100,11 @@ class ActionRun(StepDriver):
         self.cancel_rollback = False
         # Set when a cancel already wrote the stack's FAILED state and event.
         self.failed_early = False
-        # Set when another engine took this stack over (see ``_lose_lock``).
-        self.lock_lost = False
+        # Set when this run stops at once and writes nothing more, because another engine
+        # took the stack over (``_lose_lock``) or the database went away
+        # (``_lose_database``: this engine carries the action on once it answers).
+        self.left_off = False
+        self.database_lost = False
         self._fence = batch.LockHeld(stack_id, self.lock_owner)
         self.runner: GraphRunner[traversal.Node] | None = None
         self._load()
@@ -303,10 +307,17 @@ class ActionRun(StepDriver):
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            if not self.lock_lost:
-                await self.core.workers.call(
-                    self._finish, False, f"{type(exc).__name__}: {exc}", None
-                )
+            if is_database_outage(exc):
+                self._lose_database(exc)
+            elif not self.left_off:
+                try:
+                    await self.core.workers.call(
+                        self._finish, False, f"{type(exc).__name__}: {exc}", None
+                    )
+                except Exception as failed:
+                    if not is_database_outage(failed):
+                        raise
+                    self._lose_database(failed)
         finally:
             if self.on_finish is not None:
                 self.on_finish(self)
@@ -341,7 +352,7 @@ class ActionRun(StepDriver):
         finally:
             self.core.messages.unwatch(self.stack_id, self._on_message)
         if (result.success and self.is_update_like and not self.superseded
-                and not self.lock_lost):
+                and not self.left_off):
             result = await self._cleanup_replaced(deadline)
         # The stack's final state comes after every failed or aborted resource's own.
         await asyncio.gather(*self._closings, return_exceptions=True)
@@ -352,8 +363,9 @@ class ActionRun(StepDriver):
         success, reason = outcome(
             self.action, self.resource_action, result, self.stop.message, partial_check
         )
-        if not self.lock_lost:
-            await workers.call(self._finish, success, reason, result.stop)
+        if self.left_off:
+            return
+        await workers.call(self._finish, success, reason, result.stop)
 
     def _observe_step(self, node: traversal.Node, outcome: str, seconds: float) -> None:
         metrics.resource_step(self._node_action(node), outcome, seconds)
@@ -379,6 +391,10 @@ class ActionRun(StepDriver):
             record = known if known is not None else await workers.call(self._record_for, node)
         except batch.LockLost:
             self._lose_lock()
+            raise
+        except Exception as exc:
+            if is_database_outage(exc):
+                self._lose_database(exc)
             raise
         task = self.task_for(node, record)
         self.tasks[node] = task

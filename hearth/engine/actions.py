@@ -30,6 +30,9 @@ class ActionManager:
         # Work to start once the stack's current run ends (e.g. a delete after a cancel).
         self._after: dict[str, Callable[[], None]] = {}
         self._idle: dict[str, threading.Event] = {}
+        # Stacks whose run stopped when the database went away, their lock still held here:
+        # ``Liveness`` carries them on once it answers (``take_left``).
+        self._left: set[str] = set()
 
     def launch(
         self,
@@ -78,6 +81,15 @@ class ActionManager:
         stack_id = run.stack_id
         if self.core.handing_over:
             # Stopped part-way, not ended: nothing follows here (the next engine continues).
+            return
+        if run.database_lost:
+            with self._lock:
+                if self.running.get(stack_id) is run:
+                    del self.running[stack_id]
+                    self._futures.pop(stack_id, None)
+                self._after.pop(stack_id, None)
+                self._left.add(stack_id)
+            self._mark_idle(stack_id)
             return
         with self._lock:
             after = self._after.pop(stack_id, None)
@@ -129,6 +141,17 @@ class ActionManager:
         """The stacks this manager holds anything for (tests: idle stacks are forgotten)."""
         with self._lock:
             return set(self.running) | set(self._futures) | set(self._after) | set(self._idle)
+
+    def take_left(self) -> set[str]:
+        """The stacks left when the database went away, since the last call."""
+        with self._lock:
+            left, self._left = self._left, set()
+            return left
+
+    def leave_again(self, stack_ids: set[str]) -> None:
+        """Stacks ``take_left`` gave that could not be carried on yet."""
+        with self._lock:
+            self._left |= stack_ids
 
     def get(self, stack_id: str) -> ActionRun | None:
         with self._lock:

@@ -6,6 +6,8 @@ parts (stacks, previews, data, signals, reader, catalog), re-exported here by na
 
 from __future__ import annotations
 
+import functools
+import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
@@ -14,7 +16,7 @@ from oslo_config import cfg
 from hearth.common import gc_tuning, urlfetch
 from hearth.common.config import database_url
 from hearth.common.context import RequestContext
-from hearth.common.errors import EntityNotFound, HearthError
+from hearth.common.errors import DatabaseUnavailable, EntityNotFound, HearthError
 from hearth.common.policy import Policy
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore, EngineSettings
@@ -28,11 +30,32 @@ from hearth.engine.signals import ResourceSignals
 from hearth.engine.software import SoftwareService
 from hearth.engine.stack_data import StackData
 from hearth.resources.registry import PluginRegistry
+from hearth.rpc.protocol import engine_methods
 from hearth.store import key_check
 from hearth.store.db import Database
 from hearth.store.migrate import ensure_schema
+from hearth.store.outage import is_database_outage
 from hearth.template import versions
 from hearth.template.validate import validate_template
+
+LOG = logging.getLogger(__name__)
+
+
+def _outage_unavailable(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except HearthError:
+            raise
+        except Exception as exc:
+            if is_database_outage(exc):
+                LOG.warning("%s: the database is unavailable: %s", method.__name__,
+                            str(exc).splitlines()[0][:200])
+                raise DatabaseUnavailable() from None
+            raise
+
+    return call
 
 
 class Engine:
@@ -106,6 +129,12 @@ class Engine:
         self.update_software_deployment = self.software.update_software_deployment
         self.signal_software_deployment = self.software.signal_software_deployment
         self.delete_software_deployment = self.software.delete_software_deployment
+        # A call that meets the database down is answered 503 (the same request may be sent
+        # again), not as an unexpected error.
+        for name in engine_methods():
+            method = getattr(self, name, None)
+            if callable(method):
+                setattr(self, name, _outage_unavailable(method))
 
     @classmethod
     def from_config(cls, conf: cfg.ConfigOpts, *, migrate: bool = True) -> Engine:

@@ -22,7 +22,9 @@ from hearth.engine.stack_state import set_stack_state
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
+from hearth.store import step_claims
 from hearth.store.db import Session
+from hearth.store.outage import is_database_outage
 
 LOG = logging.getLogger(__name__)
 
@@ -89,18 +91,39 @@ class Liveness:
                         LOG.warning("Engine %s had no service record: registered again",
                                     self.core.engine_id)
                         self._register(session)
-            except Exception:
-                LOG.exception("Engine heartbeat failed")
+            except Exception as exc:
+                _log_failure("Engine heartbeat failed", exc)
             # On time even when a report was slow to write.
             wait = max(0.0, interval - (time.monotonic() - began))
 
     def _recover_dead(self) -> None:
         while not self._stop.wait(self.core.settings.heartbeat_interval):
+            self.resume_left()
             try:
                 if self.recover():
                     self._forget_dead()
-            except Exception:
-                LOG.exception("Taking over the stacks of dead engines failed")
+            except Exception as exc:
+                _log_failure("Taking over the stacks of dead engines failed", exc)
+
+    def resume_left(self) -> int:
+        """Carry on the actions this engine's runs left when the database went away (their
+        locks are still held here), as a takeover would; those the database does not take yet
+        are tried again at the next beat. Returns how many were carried on."""
+        left = self.actions.take_left()
+        waiting: set[str] = set()
+        resumed = 0
+        for stack_id in left:
+            if self.actions.get(stack_id) is not None:
+                continue  # a new action of this engine took the stack meanwhile
+            try:
+                resumed += self._take_over(stack_id, left_here=True)
+            except Exception as exc:
+                if not is_database_outage(exc):
+                    LOG.exception("Could not carry on stack %s", stack_id)
+                waiting.add(stack_id)
+        if waiting:
+            self.actions.leave_again(waiting)
+        return resumed
 
     def report_service(
         self, ctx: RequestContext, service_id: str, binary: str, host: str,
@@ -130,31 +153,40 @@ class Liveness:
         """Take over the IN_PROGRESS stacks of dead engines; returns how many were taken."""
         taken = 0
         with self.core.db.session() as session:
-            candidates = [(s.id, s.name) for s in stack_store.in_progress_stacks(session)]
-        for stack_id, name in candidates:
+            candidates = [s.id for s in stack_store.in_progress_stacks(session)]
+        for stack_id in candidates:
             if self.actions.get(stack_id) is not None:
                 continue
             try:
-                if self._take_over(stack_id, name):
+                if self._take_over(stack_id):
                     taken += 1
             except Exception:
                 LOG.exception("Could not take over stack %s", stack_id)
         return taken
 
-    def _take_over(self, stack_id: str, name: str) -> bool:
+    def _take_over(self, stack_id: str, *, left_here: bool = False) -> bool:
+        """Continue the stack's action from what is stored: a dead engine's, or
+        (``left_here``) one a run of this engine left while holding the lock."""
         core = self.core
         with core.db.session() as session:
             holder = lock_store.holder(session, stack_id)
-            if holder is not None and (
-                holder == core.engine_id
-                or lock_store.is_alive(session, holder, core.settings.dead_after)
+            mine = holder == core.engine_id
+            if left_here:
+                if holder is not None and not mine:
+                    return False  # another engine took it over while this one missed beats
+            elif holder is not None and (
+                mine or lock_store.is_alive(session, holder, core.settings.dead_after)
             ):
                 return False
             if holder is None:
                 if not lock_store.try_insert(session, stack_id, core.engine_id):
                     return False
-            elif not lock_store.steal(session, stack_id, holder, core.engine_id):
+            elif not mine and not lock_store.steal(session, stack_id, holder, core.engine_id):
                 return False
+            if left_here:
+                # The steps this engine ran of the stack stopped with its run: claims they
+                # could not release then would keep them from the run that carries on.
+                step_claims.release_stack(session, stack_id, core.engine_id)
             row = stack_store.get_stack(session, stack_id)
             if row is None or row.status != states.IN_PROGRESS:
                 lock_store.release(session, stack_id, core.engine_id)
@@ -169,10 +201,11 @@ class Liveness:
                 # Not the last action's traversal: what it finished is not done by this one.
                 traversal_id = None
             if spec is None:
-                self._fail(session, stack_id, name, action)
+                self._fail(session, stack_id, row.name, action)
                 lock_store.release(session, stack_id, core.engine_id)
                 return True
-        LOG.info("Continuing %s of stack %s left by a dead engine", action, stack_id)
+        LOG.info("Continuing %s of stack %s left %s", action, stack_id,
+                 "when the database went away" if left_here else "by a dead engine")
         self.actions.launch(stack_id, spec, traversal_id=traversal_id, resuming=True)
         return True
 
@@ -183,6 +216,14 @@ class Liveness:
                 record = ResourceRecord.from_row(row)
                 write_state(session, record, record.action, states.FAILED, reason)
         set_stack_state(session, stack_id, name, action, states.FAILED, reason)
+
+
+def _log_failure(what: str, error: Exception) -> None:
+    if is_database_outage(error):  # one line a beat while the database is away
+        LOG.warning("%s: the database is unavailable (%s)", what,
+                    str(error).splitlines()[0][:200])
+    else:
+        LOG.error("%s", what, exc_info=error)
 
 
 def _require_admin(ctx: RequestContext) -> None:

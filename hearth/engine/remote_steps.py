@@ -31,6 +31,7 @@ from hearth.engine.step_units import Ending, Outcome, Reported, StepTransport, S
 from hearth.store import batch, step_claims
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
+from hearth.store.outage import is_database_outage
 from hearth.store.step_claims import Claim
 
 if TYPE_CHECKING:
@@ -88,6 +89,34 @@ class RemoteSteps:
         keep = settings.wait_threads if settings.spread_after < 0 else settings.spread_after
         return self.running_here >= keep
 
+    async def release(self, resource_id: int) -> None:
+        """This engine no longer runs the step; returns once the first try is over. While
+        the database is away the release is tried again every beat, in the background and
+        also when the caller is cancelled: a claim left behind by a live engine would keep
+        the step from every engine."""
+        tried = asyncio.Event()
+        self._background(self._release_until_done(resource_id, tried))
+        await tried.wait()
+
+    async def _release_until_done(self, resource_id: int, tried: asyncio.Event) -> None:
+        try:
+            while True:
+                try:
+                    await self.core.workers.relay(
+                        _release, self.core, resource_id, self.core.engine_id)
+                    return
+                except Exception as exc:
+                    if not is_database_outage(exc):
+                        LOG.warning("Could not release the claim of resource %s",
+                                    resource_id, exc_info=True)
+                        return
+                tried.set()
+                if self.core.handing_over:
+                    return  # this engine's record goes: its claims are free to take
+                await asyncio.sleep(self.interval)
+        finally:
+            tried.set()
+
     @contextlib.contextmanager
     def counted(self) -> Iterator[None]:
         self.running_here += 1
@@ -136,7 +165,7 @@ class RemoteSteps:
                 self._outbox.append(unit)
             return await waiter.future
         except asyncio.CancelledError:
-            if not (self.core.handing_over or run.lock_lost):
+            if not (self.core.handing_over or run.left_off):
                 # Whoever runs it carries on for the engine that takes the stack over.
                 await self._stopped(unit, run.why_cancelled())
             raise
@@ -206,7 +235,6 @@ class RemoteSteps:
     async def _run_here(self, run: ActionRun, node: traversal.Node, task: ResourceTask,
                         *, taken_back: bool) -> None:
         """Run the claimed step in this engine, under its claim."""
-        engine_id = self.core.engine_id
         try:
             if taken_back:
                 # What another engine began is carried on, from the row as it left it.
@@ -217,9 +245,7 @@ class RemoteSteps:
         except ResourceActionFailed:
             raise  # its FAILED state ended the claim
         except BaseException:
-            with contextlib.suppress(Exception):
-                await asyncio.shield(
-                    self.core.workers.relay(_release, self.core, task.record.id, engine_id))
+            await self.release(task.record.id)
             raise
 
     async def _settle(self, run: ActionRun, node: traversal.Node, task: ResourceTask,

@@ -39,8 +39,11 @@ class RunControl:
     hook_events: dict[str, asyncio.Event]
     # Set once a newer update owns the stack: nothing new starts, the run hands over.
     superseded: bool
-    # Set when another engine took this stack over (see ``_lose_lock``).
-    lock_lost: bool
+    # Set when this run stops at once and writes nothing more (``_lose_lock``,
+    # ``_lose_database``).
+    left_off: bool
+    # Set when the database went away under this run: the engine carries it on later.
+    database_lost: bool
 
     def _on_message(self, message: str) -> None:
         """A control message another engine left on this stack's lock."""
@@ -67,11 +70,25 @@ class RunControl:
         self._note_lock_lost()
         self.stop.request(StopReason.CANCELLED, "taken over by another engine")
 
+    def _lose_database(self, error: BaseException) -> None:
+        """The database went away (restarted, crashed) under this run. Nothing of its end can
+        be written, and a resource's failure would be this engine's, not the resource's: the
+        run stops at once and writes nothing more, as if its engine had died, and this engine
+        carries the action on from what is stored once the database answers again
+        (``Liveness.resume_left``; another engine may take it over first)."""
+        if not self.database_lost:
+            LOG.warning("Stack %s: the database went away during %s (%s); the action goes on "
+                        "once it answers", self.stack_id, self.action,
+                        str(error).splitlines()[0][:200])
+        self.database_lost = True
+        self.left_off = True
+        self.stop.request(StopReason.CANCELLED, "the database went away")
+
     def _note_lock_lost(self) -> None:
-        if not self.lock_lost:
+        if not self.left_off:
             LOG.warning("Stack %s was taken over by another engine: its %s stops here",
                         self.stack_id, self.action)
-            self.lock_lost = True
+            self.left_off = True
 
     def request_cancel(
         self, *, rollback: bool, message: str = "", drain: bool | None = None

@@ -19,6 +19,7 @@ from hearth.engine.scheduler import GraphRunner, NotStarted, StopReason
 from hearth.engine.stack_builder import BoundStack
 from hearth.store import batch
 from hearth.store import resources as resource_store
+from hearth.store.outage import is_database_outage
 
 # Polling of check_*_complete: quick at first, then backing off.
 POLL_FIRST = 0.02
@@ -61,7 +62,7 @@ class StepDriver(RunControl):
             self._lose_lock()
             raise
         except asyncio.CancelledError:
-            if self.core.handing_over or self.lock_lost:
+            if self.core.handing_over or self.left_off:
                 # The engine stops, or another one took over: the resource stays
                 # IN_PROGRESS for the next one.
                 raise
@@ -70,6 +71,10 @@ class StepDriver(RunControl):
                 await self._closing(self._abort(task, step.cookie, why))
             raise
         except Exception as exc:
+            if is_database_outage(exc) or self.database_lost:
+                # Not the resource's failure: the run is carried on once the database is back.
+                self._lose_database(exc)
+                raise
             reason = await self._closing(self._fail(task, exc))
             raise ResourceActionFailed(task.name, task.action, reason) from exc
         self._settle(node, task)

@@ -36,6 +36,7 @@ from hearth.engine.step_units import (
 from hearth.store import batch, step_claims
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
+from hearth.store.outage import is_database_outage
 from hearth.store.step_claims import Claim
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ class StepWorker:
         if unit.coordinator == self.core.engine_id:
             if not self.remote.claimed_here(unit):
                 # Its run here stopped waiting for it (cancelled, handed over): not run.
-                self._background(self.core.workers.relay(self._release, unit))
+                self._background(self.remote.release(unit.resource_id))
             return
         self._background(self._run(unit, record))
 
@@ -161,24 +162,23 @@ class StepWorker:
             outcome = Outcome(Ending.FAILED, exc.reason, self.core.engine_id)
         except asyncio.CancelledError:
             outcome = Outcome(Ending.LEFT, "its engine stopped")
-        except Exception:
-            LOG.exception("Step %s of stack %s could not run here", unit.node, unit.stack_id)
-            outcome = Outcome(Ending.LEFT, "its engine could not run it")
+        except Exception as exc:
+            if is_database_outage(exc):
+                # Its coordinator takes it back, carried on from what is stored.
+                outcome = Outcome(Ending.LEFT, "the database went away")
+            else:
+                LOG.exception("Step %s of stack %s could not run here", unit.node,
+                              unit.stack_id)
+                outcome = Outcome(Ending.LEFT, "its engine could not run it")
         finally:
+            if copy is not None and copy.database_lost:
+                self._drop_copy(unit.traversal_id, copy)
             self._running.pop(unit.key, None)
             self._why.pop(unit.key, None)
             if outcome.ending not in (Ending.DONE, Ending.FAILED):
                 # (A step that ended wrote its claim's end with its state: ResourceTask._state.)
-                try:
-                    await asyncio.shield(workers.relay(self._release, unit))
-                except Exception:
-                    LOG.warning("Could not release step %s of stack %s", unit.node,
-                                unit.stack_id, exc_info=True)
+                await self.remote.release(unit.resource_id)
             self._report(unit, outcome)
-
-    def _release(self, unit: StepUnit) -> None:
-        with self.core.db.session() as session:
-            step_claims.release(session, unit.resource_id, self.core.engine_id)
 
     def _report(self, unit: StepUnit, outcome: Outcome) -> None:
         """Reports of one turn of the loop leave together, one message per coordinator."""
@@ -197,6 +197,13 @@ class StepWorker:
         except Exception:  # the coordinator reads the rows in time (remote_steps._check)
             LOG.warning("Could not report %d steps to %s", len(ended), coordinator,
                         exc_info=True)
+
+    def _drop_copy(self, traversal_id: str, copy: ActionRun) -> None:
+        """A copy stopped for good (the database went away under it) serves no next step."""
+        with self._copies_lock:
+            found = self._copies.get(traversal_id)
+            if found is not None and found[0] is copy:
+                del self._copies[traversal_id]
 
     def _prepare(self, unit: StepUnit, record: ResourceRecord) -> ActionRun:
         copy = self._copy(unit)

@@ -32,20 +32,11 @@ from oslo_messaging._tracing.client import oslo_messaging_tracing as tracing_opt
 
 from hearth.common.context import RequestContext
 from hearth.common.errors import HearthError
-from hearth.rpc.protocol import EngineAPI
+from hearth.rpc.protocol import EngineAPI, engine_methods
 
 LOG = logging.getLogger(__name__)
 
 VERSION = "1.0"
-
-
-@cache
-def engine_methods() -> frozenset[str]:
-    """The names of every call in the engine's protocol."""
-    return frozenset(
-        name for name, _ in inspect.getmembers(EngineAPI, inspect.isfunction)
-        if not name.startswith("_")
-    )
 
 
 @cache

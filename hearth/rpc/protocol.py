@@ -8,7 +8,9 @@ RPC shapes, and failures are ``hearth.common.errors.HearthError`` subclasses.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Collection, Mapping, Sequence
+from functools import cache
 from typing import Any, Protocol
 
 from hearth.common.context import RequestContext
@@ -253,3 +255,12 @@ class ServiceCalls(Protocol):
 
 class EngineAPI(StackCalls, ReadCalls, CatalogCalls, SoftwareCalls, ServiceCalls, Protocol):
     """Everything the REST API asks of the engine."""
+
+
+@cache
+def engine_methods() -> frozenset[str]:
+    """The names of every call in the engine's protocol."""
+    return frozenset(
+        name for name, _ in inspect.getmembers(EngineAPI, inspect.isfunction)
+        if not name.startswith("_")
+    )

@@ -160,6 +160,18 @@ def release(session: Session, resource_id: int, engine_id: str) -> None:
     )
 
 
+def release_stack(session: Session, stack_id: str, engine_id: str) -> int:
+    """Every claim ``engine_id`` holds on the stack's rows ends (its run of the stack
+    stopped); how many there were."""
+    done = session.execute(
+        update(Resource)
+        .where(Resource.stack_id == stack_id, Resource.engine_id == engine_id)
+        .values(engine_id=None)
+        .execution_options(synchronize_session=False)
+    )
+    return int(getattr(done, "rowcount", 0) or 0)
+
+
 def rows(session: Session, resource_ids: list[int]) -> dict[int, StepRow]:
     found = session.execute(
         select(Resource.id, Resource.engine_id, Resource.traversal_id, Resource.action,

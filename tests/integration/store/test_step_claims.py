@@ -68,6 +68,27 @@ def test_one_engine_claims_a_step_until_it_releases_it(
     assert _claim(database, step, "b") is Claim.TAKEN
 
 
+def test_an_engine_ends_its_claims_on_a_stack_at_once(
+        database: Database, step: tuple[str, int]) -> None:
+    # Its run of the stack stopped when the database went away (``Liveness.resume_left``).
+    stack_id, resource_id = step
+    another_stack = add_stack(database)
+    with database.session() as session:
+        other = resource_store.add(session, name="s", stack_id=stack_id, action="INIT",
+                                   status="COMPLETE", requires=[]).id
+        elsewhere = resource_store.add(session, name="r", stack_id=another_stack,
+                                       action="INIT", status="COMPLETE", requires=[]).id
+    _set(database, resource_id, engine_id="a", traversal_id="t1")
+    _set(database, other, engine_id="b", traversal_id="t1")
+    _set(database, elsewhere, engine_id="a", traversal_id="t1")
+    with database.session() as session:
+        assert step_claims.release_stack(session, stack_id, "a") == 1
+    with database.session() as session:
+        found = step_claims.rows(session, [resource_id, other, elsewhere])
+    assert {rid: row.engine_id for rid, row in found.items()} == {
+        resource_id: None, other: "b", elsewhere: "a"}
+
+
 def test_a_dead_engines_or_an_older_traversals_claim_is_taken_over(
         database: Database, step: tuple[str, int]) -> None:
     _, resource_id = step
