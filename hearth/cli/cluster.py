@@ -251,7 +251,7 @@ def api_worker(
     from hearth.rpc import bus
 
     transport = bus.get_transport(conf)
-    engine = bus.engine_client(transport, conf.engine_topic)
+    engine = bus.engine_client(transport, conf.engine_topic, conf.rpc_send_retries)
     servers = [create_server(
         build_app(engine, conf), sockets=[api_socket], threads=conf.api.threads,
         channel_timeout=conf.api.keepalive_timeout, ident="hearth",

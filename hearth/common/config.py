@@ -175,6 +175,15 @@ DEFAULT_OPTS: list[cfg.Opt] = [
         "deployment takes them from (deployments sharing one RabbitMQ need their own).",
     ),
     cfg.IntOpt(
+        "rpc_send_retries",
+        default=3,
+        min=-1,
+        help="Times an API process tries again to reach the message bus for one engine call "
+        "before it answers 503 (the call was not sent; the backoff between tries is "
+        "[oslo_messaging_rabbit] rabbit_retry_interval and rabbit_retry_backoff, about 9 s "
+        "for 3). -1: try until the bus is back, as Heat does.",
+    ),
+    cfg.IntOpt(
         "num_engine_workers",
         default=0,
         min=0,

@@ -24,6 +24,7 @@ from dataclasses import replace
 from functools import cache
 from typing import Any, cast
 
+import kombu.exceptions
 import oslo_messaging
 from oslo_config import cfg
 from oslo_messaging import opts as oslo_messaging_opts
@@ -162,6 +163,20 @@ def _hearth_error_class(module: str, qualname: str) -> type[HearthError] | None:
     return None
 
 
+class MessageBusUnavailable(HearthError):
+    """The message bus could not be reached: the call was not sent to any engine."""
+
+    http_status = 503
+
+    def __init__(self) -> None:
+        super().__init__("The message bus is unavailable at the moment; the request was not "
+                         "sent. Try again shortly.")
+
+    @property
+    def heat_type(self) -> str:
+        return "MessageDeliveryFailure"  # oslo.messaging's name for it
+
+
 class EngineCallFailed(HearthError):
     """The engine failed in a way that is not the caller's doing (its log says why)."""
 
@@ -209,13 +224,15 @@ def engine_server(
 class _BusEngine:
     """Every ``EngineAPI`` method, sent over the bus (see ``engine_client``)."""
 
-    def __init__(self, transport: oslo_messaging.Transport, topic: str) -> None:
+    def __init__(self, transport: oslo_messaging.Transport, topic: str,
+                 send_retries: int | None) -> None:
         # The call timeout is oslo.messaging's [DEFAULT] rpc_response_timeout, as in Heat:
         # calls that start work answer once it is stored, so only reads and validation
-        # (under their template budget) take long.
+        # (under their template budget) take long. Reaching the bus is tried a few times
+        # only: with the broker down a request is answered, not held.
         target = oslo_messaging.Target(topic=topic, version=VERSION)
         self._client = oslo_messaging.get_rpc_client(
-            transport, target, serializer=ContextSerializer()
+            transport, target, serializer=ContextSerializer(), retry=send_retries
         )
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
@@ -229,11 +246,15 @@ class _BusEngine:
             arguments = dict(signature.bind(None, *args, **kwargs).arguments)
             arguments.pop("self", None)
             context = arguments.pop("ctx", NO_CALLER)
-            if name in NOTIFICATIONS:
-                client.cast(context, name, **arguments)
-                return None
             try:
+                if name in NOTIFICATIONS:
+                    client.cast(context, name, **arguments)
+                    return None
                 reply = client.call(context, name, **arguments)
+            except (oslo_messaging.MessageDeliveryFailure, kombu.exceptions.OperationalError):
+                # (The second: no connection to the bus could be made, within the retries.)
+                LOG.warning("The message bus took no %s call", name)
+                raise MessageBusUnavailable() from None
             except oslo_messaging.MessagingTimeout:
                 LOG.warning("No engine answered %s in time", name)
                 raise EngineCallFailed(
@@ -250,6 +271,10 @@ class _BusEngine:
         return send
 
 
-def engine_client(transport: oslo_messaging.Transport, topic: str) -> EngineAPI:
-    """The engine as the API sees it, over the bus."""
-    return cast(EngineAPI, _BusEngine(transport, topic))
+def engine_client(
+    transport: oslo_messaging.Transport, topic: str, send_retries: int = -1
+) -> EngineAPI:
+    """The engine as the API sees it, over the bus (``send_retries``: [DEFAULT]
+    rpc_send_retries)."""
+    return cast(EngineAPI, _BusEngine(transport, topic, None if send_retries < 0
+                                      else send_retries))

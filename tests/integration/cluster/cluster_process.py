@@ -55,9 +55,11 @@ class Cluster:
 
     def __init__(self, data_dir: Path, db_url: str, *, engines: int = 2,
                  api_workers: int = 2, engine_workers: int = 1,
-                 options: dict[str, object] | None = None) -> None:
+                 options: dict[str, object] | None = None,
+                 transport_url: str = RABBIT_URL) -> None:
         self.data_dir = data_dir
         self.db_url = db_url
+        self.transport_url = transport_url
         self.engine_workers = engine_workers
         self.port = free_port()
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -66,7 +68,7 @@ class Cluster:
         self.config = data_dir / "hearth.conf"
         self.config.write_text("\n".join([
             "[DEFAULT]",
-            f"transport_url = {RABBIT_URL}",
+            f"transport_url = {transport_url}",
             f"engine_topic = {self.topic}",
             f"heartbeat_interval = {HEARTBEAT}",
             f"auth_encryption_key = {secrets.token_urlsafe(32)}",
@@ -156,16 +158,16 @@ class Cluster:
         for proc in (self.api, *self.engines):
             if proc.running:
                 proc.terminate()
-        delete_queues(self.topic, self.engine_ids())
+        delete_queues(self.topic, self.engine_ids(), self.transport_url)
 
 
-def delete_queues(topic: str, engine_ids: Iterable[str]) -> None:
+def delete_queues(topic: str, engine_ids: Iterable[str], transport_url: str = RABBIT_URL) -> None:
     """The broker as the test found it: the topic's queue and each engine's own (a killed
     engine cannot remove its queue; a queue nobody reads would stay on the broker)."""
     import kombu
 
     # kombu names the scheme amqp; oslo.messaging rabbit.
-    url = RABBIT_URL.replace("rabbit://", "amqp://", 1)
+    url = transport_url.replace("rabbit://", "amqp://", 1)
     with kombu.Connection(url, connect_timeout=5) as connection:
         channel = connection.channel()
         # The engine calls' topic and the resource steps' (``hearth.rpc.step_bus``).

@@ -37,6 +37,7 @@ from tests.integration.cluster.cluster_process import (
     require_rabbitmq,
 )
 from tests.integration.conftest import DatabaseFactory
+from tests.integration.private_rabbitmq import queue_consumers
 from tests.integration.serve_process import StackApi
 from tests.shared_broker import broker_to_restart
 
@@ -435,12 +436,7 @@ def consumers(topic: str) -> dict[str, int]:
     """Queue name -> consumers, of the queues of ``topic``."""
     listed = rabbitmqctl("-q", "list_queues", "name", "consumers")
     assert listed.returncode == 0, listed.stderr
-    found = {}
-    for line in listed.stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[0].startswith(topic) and parts[1].isdigit():
-            found[parts[0]] = int(parts[1])
-    return found
+    return queue_consumers(listed.stdout, topic)
 
 
 def topic_of(cluster: Cluster) -> str:
