@@ -226,11 +226,13 @@ def check_records(db: sa.Engine, root_id: str, after_event: int, what: str) -> N
     and the action's events (those after ``after_event``) in order."""
     with db.connect() as conn:
         rows = conn.execute(sa.text(
-            "SELECT stack_id, name, action, status, physical_resource_id FROM resource "
+            "SELECT stack_id, name, action, status, physical_resource_id, id, replaced_by, "
+            "traversal_id, status_reason FROM resource "
             "WHERE root_stack_id = :root"), {"root": root_id}).all()
         events = conn.execute(sa.text(
             "SELECT e.id, e.stack_id, e.resource_name, e.resource_action, e.resource_status, "
-            "e.created_at FROM event e JOIN stack s ON s.id = e.stack_id "
+            "e.resource_status_reason, e.physical_resource_id, e.created_at FROM event e "
+            "JOIN stack s ON s.id = e.stack_id "
             "WHERE s.root_stack_id = :root AND e.id > :after ORDER BY e.id"),
             {"root": root_id, "after": after_event}).all()
     in_progress = [(r.name, r.action) for r in rows if r.status == "IN_PROGRESS"]
@@ -247,10 +249,11 @@ def check_records(db: sa.Engine, root_id: str, after_event: int, what: str) -> N
             event.resource_status)
         times[(event.stack_id, event.resource_name)].append(event.created_at)
     for key, seq in statuses.items():
-        if "IN_PROGRESS" in seq:
-            assert seq == ["IN_PROGRESS", "COMPLETE"], f"{what}: events of {key}: {seq}"
-        else:
-            assert seq == ["COMPLETE"], f"{what}: events of {key}: {seq}"
+        expected = ["IN_PROGRESS", "COMPLETE"] if "IN_PROGRESS" in seq else ["COMPLETE"]
+        # Said in full when it fails: a rare kill leaves a second event (under study).
+        assert seq == expected, (f"{what}: events of {key}: {seq}\n"
+                                 + "\n".join(str(tuple(e)) for e in events)
+                                 + "\n" + "\n".join(str(tuple(r)) for r in rows))
     for resource, stamps in times.items():
         assert stamps == sorted(stamps), f"{what}: events of {resource} out of order"
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import psycopg
+import pymysql
 import pytest
 import sqlalchemy as sa
 
@@ -68,3 +70,21 @@ def test_errors_of_the_statement_are_not(tmp_path: Path) -> None:
             raise KeyError("x") from None
     except KeyError as hidden:
         assert not is_database_outage(hidden)
+
+
+@pytest.mark.parametrize(("orig", "outage"), [
+    # What a commit may raise: the server's answer, not its absence.
+    (psycopg.errors.SerializationFailure("could not serialize access"), False),
+    (psycopg.errors.DeadlockDetected("deadlock detected"), False),
+    (pymysql.err.OperationalError(1213, "Deadlock found when trying to get lock"), False),
+    (pymysql.err.OperationalError(1205, "Lock wait timeout exceeded"), False),
+    # The server going or gone.
+    (psycopg.errors.AdminShutdown("terminating connection due to administrator command"),
+     True),
+    (psycopg.errors.CannotConnectNow("the database system is starting up"), True),
+    (pymysql.err.OperationalError(2013, "Lost connection to MySQL server during query"), True),
+])
+def test_an_error_without_a_statement_is_an_outage_only_when_the_server_is_gone(
+        orig: Exception, outage: bool) -> None:
+    error = sa.exc.OperationalError(None, None, orig)
+    assert is_database_outage(error) is outage
