@@ -9,6 +9,7 @@ that accept a name where the service wants an id.
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -91,9 +92,10 @@ def neutron_find(cloud: Cloud, kind: str, value: str, project_id: str | None = N
         found = cloud.call(fetch, {"id": value}, service="network")
         return str(found[0]["id"]) if found else None
 
-    known = cloud.seen_recently(("neutron", kind, value), by_id)
-    if known is not None:
-        return known
+    if _may_be_id(value):
+        known = cloud.seen_recently(("neutron", kind, value), by_id)
+        if known is not None:
+            return known
     query = {"name": value}
     if project_id:
         query["project_id"] = project_id
@@ -103,6 +105,17 @@ def neutron_find(cloud: Cloud, kind: str, value: str, project_id: str | None = N
     if len(by_name) > 1:
         raise PhysicalResourceNameAmbiguity(value)
     return str(by_name[0]["id"])
+
+
+def _may_be_id(value: str) -> bool:
+    """Neutron's ids are UUIDs: a value that is none (``public``) is only looked up by name,
+    one request instead of two (a stack's 20 routers and 20 floating IPs on ``public``
+    asked for it 80 times)."""
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
 
 
 class NeutronNotFound(HearthError):
