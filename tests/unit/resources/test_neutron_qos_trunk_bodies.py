@@ -167,8 +167,7 @@ def test_rule_lifecycle_finds_the_policy_once(
     res, ctx = build(cls, {"policy": "gold", **props}, net)
     res.handle_create()
     assert net.calls == [
-        ("GET", "/qos/policies", {"id": "gold"}),       # not an id...
-        ("GET", "/qos/policies", {"name": "gold"}),     # ...so a name
+        ("GET", "/qos/policies", {"name": "gold"}),     # not a UUID: asked for by name only
         ("POST", rules, {entity: body}),
     ]
     assert (res.resource_id, ctx.stored["policy_id"]) == ("rule1", POLICY_ID)
