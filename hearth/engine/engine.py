@@ -34,7 +34,7 @@ from hearth.rpc.protocol import engine_methods
 from hearth.store import key_check
 from hearth.store.db import Database
 from hearth.store.migrate import ensure_schema
-from hearth.store.outage import is_database_outage
+from hearth.store.outage import is_database_outage, outage_summary
 from hearth.template import versions
 from hearth.template.validate import validate_template
 
@@ -51,7 +51,7 @@ def _outage_unavailable(method: Callable[..., Any]) -> Callable[..., Any]:
         except Exception as exc:
             if is_database_outage(exc):
                 LOG.warning("%s: the database is unavailable: %s", method.__name__,
-                            str(exc).splitlines()[0][:200])
+                            outage_summary(exc))
                 raise DatabaseUnavailable() from None
             raise
 

@@ -24,7 +24,7 @@ from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
 from hearth.store import step_claims
 from hearth.store.db import Session
-from hearth.store.outage import is_database_outage
+from hearth.store.outage import is_database_outage, outage_summary
 
 LOG = logging.getLogger(__name__)
 
@@ -221,7 +221,7 @@ class Liveness:
 def _log_failure(what: str, error: Exception) -> None:
     if is_database_outage(error):  # one line a beat while the database is away
         LOG.warning("%s: the database is unavailable (%s)", what,
-                    str(error).splitlines()[0][:200])
+                    outage_summary(error))
     else:
         LOG.error("%s", what, exc_info=error)
 

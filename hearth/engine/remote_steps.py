@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 from hearth.engine import traversal
 from hearth.engine.core import EngineCore
 from hearth.engine.records import ResourceRecord
-from hearth.engine.resource_task import ResourceActionFailed, ResourceTask
+from hearth.engine.resource_task import ResourceTask
 from hearth.engine.scheduler import NotStarted
+from hearth.engine.step_outcomes import ResourceActionFailed
 from hearth.engine.step_units import Ending, Outcome, Reported, StepTransport, StepUnit
 from hearth.store import batch, step_claims
 from hearth.store import locks as lock_store

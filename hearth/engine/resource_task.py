@@ -10,20 +10,19 @@ Steps run in a worker thread, or on the engine's loop when the plugin's handlers
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hearth.clients.errors import ResourceInError
-from hearth.common.errors import HearthError, NotSupported
+from hearth.common.errors import NotSupported
 from hearth.engine import states
 from hearth.engine.attribute_cache import cached_attributes, jsonable
 from hearth.engine.plugin_context import CancelFlag, EngineResourceContext
 from hearth.engine.records import ResourceRecord, event_write, state_writes
 from hearth.engine.resource_view import NodeData
+from hearth.engine.step_outcomes import ResourceActionFailed, Step, StepAbandoned, failure_reason
 from hearth.resources.context import physical_resource_name
 from hearth.resources.exceptions import PollDelay, UpdateReplace
-from hearth.resources.exceptions import failure_reason as sdk_failure_reason
 from hearth.store import batch
 from hearth.store import resources as resource_store
 from hearth.store.types import utcnow
@@ -35,39 +34,6 @@ if TYPE_CHECKING:
 
 # What a resource action is called in hook names.
 _HOOK_ACTIONS = {states.CREATE: "create", states.UPDATE: "update", states.DELETE: "delete"}
-
-
-class StepAbandoned(HearthError):
-    """A step not carried on again: its engine died too often while it was in flight."""
-
-
-class ResourceActionFailed(Exception):
-    """A resource ended its action FAILED; ``reason`` is its status reason."""
-
-    def __init__(self, name: str, action: str, reason: str, *, recorded: bool = False) -> None:
-        super().__init__(reason)
-        self.name = name
-        self.action = action
-        self.reason = reason
-        # True when the failure is already written (nothing more to record).
-        self.recorded = recorded
-
-
-@dataclass
-class Step:
-    done: bool = False
-    cookie: Any = None
-    delay: float | None = None
-    hook: str | None = None
-    # What comes next once this step's writes are committed (the handler after IN_PROGRESS).
-    then: Callable[[], Step] | None = None
-
-
-def failure_reason(name: str, exc: BaseException) -> str:
-    """Heat's status reason for a resource whose handler raised ``exc``."""
-    if isinstance(exc, ResourceActionFailed):
-        return exc.reason
-    return sdk_failure_reason(exc, name)
 
 
 class ResourceTask:

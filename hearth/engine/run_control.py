@@ -16,6 +16,7 @@ from hearth.resources.stack_resource import StackResource
 from hearth.store import batch
 from hearth.store import locks as lock_store
 from hearth.store.db import Session
+from hearth.store.outage import outage_summary
 
 if TYPE_CHECKING:
     from hearth.engine.resource_task import ResourceTask
@@ -79,7 +80,7 @@ class RunControl:
         if not self.database_lost:
             LOG.warning("Stack %s: the database went away during %s (%s); the action goes on "
                         "once it answers", self.stack_id, self.action,
-                        str(error).splitlines()[0][:200])
+                        outage_summary(error))
         self.database_lost = True
         self.left_off = True
         self.stop.request(StopReason.CANCELLED, "the database went away")

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hearth.engine import states
-from hearth.engine.resource_task import ResourceActionFailed
 from hearth.engine.scheduler import GraphResult, StopReason
 from hearth.engine.stack_state import begin_stack_action
+from hearth.engine.step_outcomes import ResourceActionFailed
 from hearth.engine.traversal import Node
 from hearth.store import stacks as stack_store
 from hearth.store.db import Session

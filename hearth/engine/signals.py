@@ -22,8 +22,8 @@ from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore
 from hearth.engine.plugin_context import EngineResourceContext
 from hearth.engine.records import ResourceRecord, write_event, write_state
-from hearth.engine.resource_task import failure_reason
 from hearth.engine.service import StackService
+from hearth.engine.step_outcomes import failure_reason
 from hearth.resources.context import METADATA, SECRET_URL_KINDS, SIGNAL, signal_token_key
 from hearth.resources.exceptions import NoActionRequired, ResourceActionNotSupported
 from hearth.store import queries

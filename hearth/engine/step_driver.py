@@ -12,11 +12,12 @@ from typing import Any, TypeVar
 from hearth.clients.requests_in_flight import step_priority
 from hearth.engine import states, traversal
 from hearth.engine.records import ResourceRecord
-from hearth.engine.resource_task import ResourceActionFailed, ResourceTask, Step
+from hearth.engine.resource_task import ResourceTask
 from hearth.engine.run_control import RunControl
 from hearth.engine.run_spec import RunSpec
 from hearth.engine.scheduler import GraphRunner, NotStarted, StopReason
 from hearth.engine.stack_builder import BoundStack
+from hearth.engine.step_outcomes import ResourceActionFailed, Step
 from hearth.store import batch
 from hearth.store import resources as resource_store
 from hearth.store.outage import is_database_outage

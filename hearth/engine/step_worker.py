@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 from hearth.common import logs
 from hearth.engine.core import EngineCore
 from hearth.engine.records import ResourceRecord
-from hearth.engine.resource_task import ResourceActionFailed
 from hearth.engine.run_spec import RunSpec
 from hearth.engine.scheduler import NotStarted
+from hearth.engine.step_outcomes import ResourceActionFailed
 from hearth.engine.step_units import (
     Ending,
     Outcome,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy import exc as sa_exc
 
-__all__ = ["is_database_outage"]
+__all__ = ["is_database_outage", "outage_summary"]
 
 # PostgreSQL's SQLSTATEs of a server that is gone or going: class 08 (connection exception),
 # admin_shutdown, crash_shutdown, cannot_connect_now (starting or shutting down).
@@ -51,3 +51,9 @@ def _cannot_connect(orig: BaseException | None) -> bool:
         return kind.__name__ == "OperationalError"
     code = orig.args[0] if orig.args else None
     return kind.__module__.startswith("pymysql") and code in _MYSQL_GONE
+
+
+def outage_summary(error: BaseException) -> str:
+    """The first line of an outage's message, short enough for one log line a beat."""
+    lines = str(error).splitlines()
+    return lines[0][:200] if lines else type(error).__name__
