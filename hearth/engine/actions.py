@@ -99,9 +99,12 @@ class ActionManager:
                 del self.running[stack_id]
                 self._futures.pop(stack_id, None)
             parent = self.running.get(run.owner_id) if run.owner_id else None
-        if parent is not None and run.parent_resource:
-            # The resource that owns this stack notices at once (not at its next poll).
-            parent.wake_poll(run.parent_resource)
+        if run.owner_id and run.parent_resource:
+            # The resource that owns this stack notices at once (not at its next poll), in
+            # its stack's run or in a step this engine runs for another engine's run.
+            parents = [parent] if parent is not None else []
+            for owner in (*parents, *self.core.run_copies(run.owner_id)):
+                owner.wake_poll(run.parent_resource)
         next_spec = run.next_spec
 
         def chain() -> None:

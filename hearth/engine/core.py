@@ -31,6 +31,7 @@ from hearth.template.context import Limits
 from hearth.template.environment import Environment
 
 if TYPE_CHECKING:
+    from hearth.engine.action_run import ActionRun
     from hearth.engine.nested import NestedStackService
     from hearth.engine.remote_steps import RemoteSteps
     from hearth.engine.software import SoftwareService
@@ -207,6 +208,9 @@ class EngineCore:
         # Steps offered to every engine of a cluster (set when the engine joins a bus);
         # None: every step of this engine's actions runs here.
         self.remote_steps: RemoteSteps | None = None
+        # This engine's copies of a stack's runs whose steps it runs for another engine
+        # (``step_worker``): a child stack that ends here wakes its parent's step in them.
+        self.run_copies: Callable[[str], list[ActionRun]] = lambda stack_id: []
         self._clouds: StackClouds | None = None
         self._service_slots: dict[str, ServiceSlots] = {}
         # What the template language may make here (sizes of templates and of values).

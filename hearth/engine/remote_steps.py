@@ -90,6 +90,11 @@ class RemoteSteps:
         keep = settings.wait_threads if settings.spread_after < 0 else settings.spread_after
         return self.running_here >= keep
 
+    async def others_live(self) -> bool:
+        """Whether another engine is alive to take offers (read at most once a beat): an
+        engine alone runs everything itself rather than offering steps to itself."""
+        return await self._live_engines() > 1
+
     async def release(self, resource_id: int) -> None:
         """This engine no longer runs the step; returns once the first try is over. While
         the database is away the release is tried again every beat, in the background and

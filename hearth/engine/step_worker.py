@@ -66,6 +66,12 @@ class StepWorker:
         self._reports: dict[str, list[Reported]] = {}
         # Sends and reads in flight (held: the loop keeps only weak references).
         self._tasks: set[asyncio.Future[None]] = set()
+        core.run_copies = self.copies_of
+
+    def copies_of(self, stack_id: str) -> list[ActionRun]:
+        """This engine's copies of ``stack_id``'s runs (one per traversal it serves)."""
+        with self._copies_lock:
+            return [run for run, _ in self._copies.values() if run.stack_id == stack_id]
 
     def _background(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(work)

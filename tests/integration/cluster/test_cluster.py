@@ -191,19 +191,17 @@ WIDE = {
 }
 
 
-def _claims_until_done(db_url: str, api: StackApi, stack_id: str
-                       ) -> tuple[tuple[str, str], set[str]]:
-    """The stack's end, and every engine seen running one of its steps meanwhile (the
-    claim on a resource row while its step runs)."""
+def _engines_until_done(db_url: str, api: StackApi, stack_id: str, seen_query: str
+                        ) -> tuple[tuple[str, str], set[str]]:
+    """The stack's end, and every engine ``seen_query`` (given the stack's id as ``s``)
+    names meanwhile."""
     engine = sa.create_engine(db_url)
     seen: set[str] = set()
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             with engine.connect() as conn:
-                seen |= {str(r[0]) for r in conn.execute(sa.text(
-                    "SELECT DISTINCT engine_id FROM resource WHERE stack_id = :s "
-                    "AND engine_id IS NOT NULL"), {"s": stack_id})}
+                seen |= {str(r[0]) for r in conn.execute(sa.text(seen_query), {"s": stack_id})}
             shown = api.status(stack_id)
             if not shown[0].endswith("IN_PROGRESS"):
                 return shown, seen
@@ -213,21 +211,37 @@ def _claims_until_done(db_url: str, api: StackApi, stack_id: str
     raise AssertionError(f"stack {stack_id} still in progress")
 
 
+def _claims_until_done(db_url: str, api: StackApi, stack_id: str
+                       ) -> tuple[tuple[str, str], set[str]]:
+    """The stack's end, and every engine seen running one of its steps meanwhile (the
+    claim on a resource row while its step runs)."""
+    return _engines_until_done(
+        db_url, api, stack_id,
+        "SELECT DISTINCT engine_id FROM resource WHERE stack_id = :s "
+        "AND engine_id IS NOT NULL")
+
+
+def _check_created(cluster: Cluster, name: str, stack_id: str, prefix: str, n: int) -> None:
+    """The ``values`` output lists v0..v<n-1>, and each resource <prefix>i has one
+    CREATE_IN_PROGRESS and one CREATE_COMPLETE event."""
+    outputs = requests.get(f"{cluster.endpoint}/stacks/{name}/{stack_id}/outputs/values",
+                           timeout=30).json()["output"]["output_value"]
+    assert outputs == [f"v{i}" for i in range(n)]
+    events = requests.get(f"{cluster.endpoint}/stacks/{name}/{stack_id}/events",
+                          params={"sort_dir": "asc"}, timeout=30).json()["events"]
+    per_resource = Counter((e["resource_name"], e["resource_status"]) for e in events
+                           if e["resource_name"] != name)
+    assert per_resource == Counter({(f"{prefix}{i}", status): 1 for i in range(n)
+                                    for status in ("CREATE_IN_PROGRESS", "CREATE_COMPLETE")})
+
+
 def test_one_stacks_steps_run_on_every_engine(cluster: Cluster) -> None:
     api = StackApi(cluster.endpoint)
     stack_id = api.create("wide", WIDE, {})
     end, ran_on = _claims_until_done(cluster.db_url, api, stack_id)
     assert end == ("CREATE_COMPLETE", "Stack CREATE completed successfully")
     assert ran_on == set(cluster.engine_ids()), ran_on
-    outputs = requests.get(f"{cluster.endpoint}/stacks/wide/{stack_id}/outputs/values",
-                           timeout=30).json()["output"]["output_value"]
-    assert outputs == [f"v{i}" for i in range(12)]
-    events = requests.get(f"{cluster.endpoint}/stacks/wide/{stack_id}/events",
-                          params={"sort_dir": "asc"}, timeout=30).json()["events"]
-    per_resource = Counter((e["resource_name"], e["resource_status"]) for e in events
-                           if e["resource_name"] != "wide")
-    assert per_resource == Counter({(f"w{i}", status): 1 for i in range(12)
-                                    for status in ("CREATE_IN_PROGRESS", "CREATE_COMPLETE")})
+    _check_created(cluster, "wide", stack_id, "w", 12)
 
     api.delete("wide", stack_id)
     end, ran_on = _claims_until_done(cluster.db_url, api, stack_id)
@@ -238,6 +252,62 @@ def test_one_stacks_steps_run_on_every_engine(cluster: Cluster) -> None:
             "SELECT count(*) FROM resource WHERE stack_id = :s AND engine_id IS NOT NULL"),
             {"s": stack_id}).scalar()
     assert claimed == 0  # every claim released
+
+
+# Child stacks (more of them than an engine keeps for itself), each a resource that waits:
+# a tree of stacks to spread.
+CHILD = {
+    "heat_template_version": "2018-08-31",
+    "parameters": {"value": {"type": "string"}},
+    "resources": {"t": {"type": "OS::Heat::TestResource",
+                        "properties": {"value": {"get_param": "value"},
+                                       "action_wait_secs": {"create": 2, "delete": 1}}}},
+    "outputs": {"value": {"value": {"get_attr": ["t", "output"]}}},
+}
+TREE = {
+    "heat_template_version": "2018-08-31",
+    "resources": {
+        f"c{i}": {"type": "OS::Heat::Stack",
+                  "properties": {"template": json.dumps(CHILD),
+                                 "parameters": {"value": f"v{i}"}}}
+        for i in range(10)
+    },
+    "outputs": {"values": {"value": [{"get_attr": [f"c{i}", "outputs", "value"]}
+                                     for i in range(10)]}},
+}
+
+
+def _child_lock_holders_until_done(db_url: str, api: StackApi, stack_id: str
+                                   ) -> tuple[tuple[str, str], set[str]]:
+    """The stack's end, and every engine seen holding the lock of one of its child stacks
+    (the engine running the child's action)."""
+    return _engines_until_done(
+        db_url, api, stack_id,
+        "SELECT DISTINCT l.engine_id FROM stack_lock l JOIN stack s ON s.id = l.stack_id "
+        "WHERE s.owner_id = :s")
+
+
+def test_one_stacks_child_stacks_run_on_every_engine(cluster: Cluster) -> None:
+    api = StackApi(cluster.endpoint)
+    stack_id = api.create("tree", TREE, {})
+    end, ran_on = _child_lock_holders_until_done(cluster.db_url, api, stack_id)
+    assert end == ("CREATE_COMPLETE", "Stack CREATE completed successfully")
+    assert ran_on == set(cluster.engine_ids()), ran_on
+    _check_created(cluster, "tree", stack_id, "c", 10)
+    children = [s for s in api.all_stacks() if s.get("parent") == stack_id]
+    assert len(children) == 10
+    assert {s["stack_status"] for s in children} == {"CREATE_COMPLETE"}
+
+    api.delete("tree", stack_id)
+    end, ran_on = _child_lock_holders_until_done(cluster.db_url, api, stack_id)
+    assert end[0] == "DELETE_COMPLETE"
+    assert ran_on == set(cluster.engine_ids()), ran_on
+    assert not [s for s in api.all_stacks() if s.get("parent") == stack_id]
+    with sa.create_engine(cluster.db_url).connect() as conn:
+        left = conn.execute(sa.text(
+            "SELECT count(*) FROM stack WHERE owner_id = :s AND deleted_at IS NULL"),
+            {"s": stack_id}).scalar()
+    assert left == 0
 
 
 def test_steps_of_a_killed_engine_are_carried_on_by_the_stacks_engine(
