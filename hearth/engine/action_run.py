@@ -14,12 +14,12 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hearth.common import logs, metrics
-from hearth.common.errors import HearthError
-from hearth.engine import stack_users, states, supersede, traversal
+from hearth.engine import loaded_stack, stack_users, states, supersede, traversal
 from hearth.engine.cloud_access import service_type_of
 from hearth.engine.core import EngineCore
+from hearth.engine.loaded_stack import LoadedStack
 from hearth.engine.outputs import resolve_outputs
-from hearth.engine.parent import Parent, stored_facade
+from hearth.engine.parent import Parent
 from hearth.engine.payloads import finish_snapshot
 from hearth.engine.records import ResourceRecord
 from hearth.engine.resource_task import ResourceTask
@@ -40,7 +40,6 @@ from hearth.engine.scheduler import (
 from hearth.engine.stack_builder import BoundStack, StackSource
 from hearth.engine.stack_state import drop_template, set_stack_state
 from hearth.engine.step_driver import StepDriver
-from hearth.engine.stored_properties import StoredData, StoredProperties
 from hearth.engine.update_plan import ResourcePlan, current_rows, plan_resource
 from hearth.store import batch
 from hearth.store import events as event_store
@@ -71,7 +70,10 @@ class ActionRun(StepDriver):
         resuming: bool = False,
         on_finish: Callable[[ActionRun], None] | None = None,
         lock_owner: str | None = None,
+        loaded: LoadedStack | None = None,
     ) -> None:
+        """``loaded``: the stack as its engine just stored it (read from the database
+        otherwise)."""
         self.core = core
         # The engine whose stack lock fences this run's writes: this one, unless the run
         # only carries out steps for another engine's run (``step_worker``).
@@ -107,47 +109,38 @@ class ActionRun(StepDriver):
         self.database_lost = False
         self._fence = batch.LockHeld(stack_id, self.lock_owner)
         self.runner: GraphRunner[traversal.Node] | None = None
-        self._load()
+        self._load(loaded)
 
     # --- loading -------------------------------------------------------------------------
 
-    def _load(self) -> None:
+    def _load(self, loaded: LoadedStack | None) -> None:
         core = self.core
-        with core.db.session() as session:
-            row = stack_store.get_stack(session, self.stack_id)
-            if row is None:
-                raise HearthError(f"Stack {self.stack_id} disappeared")
-            self.stack_name = row.name
-            self.tenant = row.tenant or ""
-            self.username = row.username
-            self.depth = row.nested_depth
-            self.root_stack_id = row.root_stack_id or row.id
-            self.owner_id = row.owner_id
-            self.parent_resource = row.parent_resource_name
-            self.disable_rollback = row.disable_rollback
-            self.timeout_mins = row.timeout
-            self.template_id = row.raw_template_id
-            self.prev_template_id = row.prev_raw_template_id
-            self.loaded_traversal = row.current_traversal
-            tmpl, files, env = stack_store.load_template(
-                session, row.raw_template_id, core.encryptor
-            )
-            rows = resource_store.of_stack(session, self.stack_id)
-            facade = stored_facade(session, row)
-            self.data = StoredData(core.encryptor, session, self.stack_id)
-            self.properties = StoredProperties(
-                core.db, core.encryptor, session,
-                (r.rsrc_prop_data_id for r in rows if r.rsrc_prop_data_id is not None),
-            )
+        if loaded is None:
+            loaded = loaded_stack.read(core.db, core.encryptor, self.stack_id)
+        self.stack_name = loaded.name
+        self.tenant = loaded.tenant
+        self.username = loaded.username
+        self.depth = loaded.depth
+        self.root_stack_id = loaded.root_stack_id
+        self.owner_id = loaded.owner_id
+        self.parent_resource = loaded.parent_resource
+        self.disable_rollback = loaded.disable_rollback
+        self.timeout_mins = loaded.timeout_mins
+        self.template_id = loaded.template_id
+        self.prev_template_id = loaded.prev_template_id
+        self.loaded_traversal = loaded.traversal_id
+        self.data = loaded.data
+        self.properties = loaded.properties
         # Every row of the stack by id (replaced and removed ones too).
-        self.rows = {r.id: ResourceRecord.from_row(r) for r in rows}
-        self.old_templates = {r.current_template_id for r in rows} - {None, self.template_id}
-        source = StackSource(tmpl, files, env)
+        self.rows = {r.id: r for r in loaded.rows}
+        self.old_templates = {r.current_template_id for r in loaded.rows} - {
+            None, self.template_id}
+        source = StackSource(loaded.template, loaded.files, loaded.environment)
         identity = StackIdentity(self.tenant, self.stack_name, self.stack_id)
         self.bound = BoundStack(
             source, identity, plugins=core.plugins, global_env=core.global_env,
             limits=core.template_limits, depth=self.depth,
-            max_depth=core.limits.max_nested_stack_depth, facade=facade,
+            max_depth=core.limits.max_nested_stack_depth, facade=loaded.facade,
         )
         self._classes: dict[tuple[str, str], type[Resource]] = {}
         self._types: dict[str, str] = {}

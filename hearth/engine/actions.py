@@ -14,6 +14,7 @@ from concurrent.futures import Future
 
 from hearth.engine.action_run import ActionRun
 from hearth.engine.core import EngineCore
+from hearth.engine.loaded_stack import LoadedStack
 from hearth.engine.run_spec import RunSpec
 
 
@@ -41,8 +42,10 @@ class ActionManager:
         *,
         traversal_id: str | None = None,
         resuming: bool = False,
+        loaded: LoadedStack | None = None,
     ) -> ActionRun:
-        """Start a run for a stack whose lock this engine holds."""
+        """Start a run for a stack whose lock this engine holds (``loaded``: as this engine
+        just stored it)."""
         run = ActionRun(
             self.core,
             stack_id,
@@ -50,6 +53,7 @@ class ActionManager:
             traversal_id=traversal_id,
             resuming=resuming,
             on_finish=self._finished,
+            loaded=loaded,
         )
         with self._lock:
             self.running[stack_id] = run

@@ -28,7 +28,7 @@ from hearth.common.errors import (
     UserParameterMissing,
 )
 from hearth.common.identifier import Identity
-from hearth.engine import locking, states, supersede
+from hearth.engine import loaded_stack, locking, states, supersede
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore
 from hearth.engine.parent import stored_facade
@@ -208,24 +208,23 @@ class StackService:
                 session, source.template, source.files, source.environment,
                 self._hidden_params(bound), self.core.encryptor,
             )
+            fields: dict[str, Any] = {
+                "id": stack_id,
+                "name": stack_name,
+                "raw_template_id": template_id,
+                "username": new.username,
+                "tenant": new.tenant,
+                "owner_id": new.owner_id,
+                "root_stack_id": new.root_stack_id,
+                "parent_resource_name": new.parent_resource_name,
+                "user_creds_id": new.user_creds_id,
+                "timeout": new.timeout,
+                "disable_rollback": new.disable_rollback,
+                "nested_depth": new.nested_depth,
+            }
             stack_store.create_stack(
-                session,
-                tags=new.tags,
-                id=stack_id,
-                name=stack_name,
-                raw_template_id=template_id,
-                username=new.username,
-                tenant=new.tenant,
-                owner_id=new.owner_id,
-                root_stack_id=new.root_stack_id,
-                parent_resource_name=new.parent_resource_name,
-                user_creds_id=new.user_creds_id,
-                timeout=new.timeout,
-                disable_rollback=new.disable_rollback,
-                nested_depth=new.nested_depth,
-                action=new.action,
-                status=states.IN_PROGRESS,
-                status_reason="",
+                session, tags=new.tags, action=new.action, status=states.IN_PROGRESS,
+                status_reason="", **fields,
             )
             root = new.root_stack_id or stack_id
             resource_store.insert_many(
@@ -248,9 +247,15 @@ class StackService:
             )
             locking.acquire(self.core, session, stack_id, stack_name, new.action)
             begin_stack_action(session, stack_id, stack_name, new.action)
+            # The run starts from what was written here rather than reading it back.
+            loaded = loaded_stack.fresh(
+                self.core.db, self.core.encryptor, fields=fields, template=source.template,
+                files=source.files, environment=source.environment,
+                rows=resource_store.of_stack(session, stack_id), facade=bound.facade,
+            )
         spec = RunSpec(new.action, adopt_data=adopt_data or {},
                        rollback=not new.disable_rollback)
-        self.actions.launch(stack_id, spec)
+        self.actions.launch(stack_id, spec, loaded=loaded)
 
     # --- update --------------------------------------------------------------------------
 

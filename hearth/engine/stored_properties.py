@@ -16,12 +16,19 @@ class StoredProperties:
     action is loaded (decoded when first asked for), and those the action writes."""
 
     def __init__(
-        self, db: Database, encryptor: Encryptor | None, session: Session, ids: Iterable[int]
+        self, db: Database, encryptor: Encryptor | None, session: Session | None,
+        ids: Iterable[int],
     ) -> None:
         self._db = db
         self._encryptor = encryptor
-        self._encoded = resource_store.properties_of_rows(session, ids)
+        self._encoded = (
+            {} if session is None else resource_store.properties_of_rows(session, ids))
         self._decoded: dict[int, dict[str, Any] | None] = {}
+
+    @classmethod
+    def nothing_stored(cls, db: Database, encryptor: Encryptor | None) -> StoredProperties:
+        """For a stack whose resources have no properties stored yet (a new stack)."""
+        return cls(db, encryptor, None, ())
 
     def get(self, prop_data_id: int | None) -> dict[str, Any] | None:
         """The properties stored under ``prop_data_id`` (a copy; None for none)."""
@@ -61,10 +68,18 @@ class StoredData:
     plugins that run on the engine's loop: nothing but their own steps writes their data
     during the action, and those steps keep what they write in their own context."""
 
-    def __init__(self, encryptor: Encryptor | None, session: Session, stack_id: str) -> None:
+    def __init__(
+        self, encryptor: Encryptor | None, session: Session | None, stack_id: str
+    ) -> None:
         self._encryptor = encryptor
-        self._rows = resource_store.data_of_stack(session, stack_id)
+        self._rows = (
+            {} if session is None else resource_store.data_of_stack(session, stack_id))
         self._taken: set[int] = set()
+
+    @classmethod
+    def nothing_stored(cls, encryptor: Encryptor | None) -> StoredData:
+        """For a stack whose resources have no data yet (a new stack)."""
+        return cls(encryptor, None, "")
 
     def take(self, resource_id: int) -> dict[str, str] | None:
         """The resource's data, once; None afterwards (the database has the newer state)."""

@@ -69,6 +69,16 @@ def load_template(
     return dict(row.template or {}), files, env
 
 
+def environment_as_loaded(environment: Mapping[str, Any], sealed: bool) -> dict[str, Any]:
+    """What ``load_template`` gives back of an environment ``store_template`` was given
+    (``sealed``: with an encryptor), without the round trip."""
+    env = dict(environment)
+    if sealed:
+        env["parameters"] = dict(env.get("parameters") or {})
+    env[ENCRYPTED_PARAM_NAMES] = []
+    return env
+
+
 def delete_template(session: Session, template_id: int | None) -> None:
     """Delete a stored template once nothing refers to it any more.
 

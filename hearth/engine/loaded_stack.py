@@ -1,0 +1,129 @@
+"""What an action reads of its stack before it starts: the row's fields, the template, the
+resource rows, the facade a nested stack sees, and the data and properties stored for its
+resources.
+
+Read from the database (``read``) for every action, or taken from what was just written
+(``fresh``) when the engine that stored a new stack starts its create at once: the same
+values without reading back, in one transaction, what that transaction wrote.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hearth.common.errors import HearthError
+from hearth.engine.parent import stored_facade
+from hearth.engine.records import ResourceRecord
+from hearth.engine.stored_properties import StoredData, StoredProperties
+from hearth.store import resources as resource_store
+from hearth.store import stacks as stack_store
+from hearth.store.crypto import Encryptor
+from hearth.store.db import Database
+from hearth.store.models import Resource as ResourceRow
+from hearth.store.types import json_dumps
+from hearth.template.context import StaticFacade
+
+
+@dataclass
+class LoadedStack:
+    name: str
+    tenant: str
+    username: str | None
+    depth: int
+    root_stack_id: str
+    owner_id: str | None
+    parent_resource: str | None
+    disable_rollback: bool
+    timeout_mins: int | None
+    template_id: int
+    prev_template_id: int | None
+    traversal_id: str | None
+    template: dict[str, Any]
+    files: dict[str, str]
+    environment: dict[str, Any]
+    rows: list[ResourceRecord]
+    facade: StaticFacade | None
+    data: StoredData
+    properties: StoredProperties
+
+
+def read(db: Database, encryptor: Encryptor | None, stack_id: str) -> LoadedStack:
+    """The stack as stored."""
+    with db.session(readonly=True) as session:
+        row = stack_store.get_stack(session, stack_id)
+        if row is None:
+            raise HearthError(f"Stack {stack_id} disappeared")
+        tmpl, files, env = stack_store.load_template(session, row.raw_template_id, encryptor)
+        rows = resource_store.of_stack(session, stack_id)
+        return LoadedStack(
+            name=row.name,
+            tenant=row.tenant or "",
+            username=row.username,
+            depth=row.nested_depth,
+            root_stack_id=row.root_stack_id or row.id,
+            owner_id=row.owner_id,
+            parent_resource=row.parent_resource_name,
+            disable_rollback=row.disable_rollback,
+            timeout_mins=row.timeout,
+            template_id=row.raw_template_id,
+            prev_template_id=row.prev_raw_template_id,
+            traversal_id=row.current_traversal,
+            template=tmpl,
+            files=files,
+            environment=env,
+            rows=[ResourceRecord.from_row(r) for r in rows],
+            facade=stored_facade(session, row),
+            data=StoredData(encryptor, session, stack_id),
+            properties=StoredProperties(
+                db, encryptor, session,
+                (r.rsrc_prop_data_id for r in rows if r.rsrc_prop_data_id is not None),
+            ),
+        )
+
+
+def fresh(
+    db: Database,
+    encryptor: Encryptor | None,
+    *,
+    fields: Mapping[str, Any],
+    template: Mapping[str, Any],
+    files: Mapping[str, str],
+    environment: Mapping[str, Any],
+    rows: Sequence[ResourceRow],
+    facade: StaticFacade | None,
+) -> LoadedStack:
+    """A stack stored a moment ago: ``fields`` are its row's as written, ``rows`` its INIT
+    resource rows, for which nothing else is stored yet. The template goes through JSON as
+    a stored one does (keys become strings, tuples lists), so both loads are alike."""
+    stack_id = str(fields["id"])
+    return LoadedStack(
+        name=str(fields["name"]),
+        tenant=str(fields.get("tenant") or ""),
+        username=fields.get("username"),
+        depth=int(fields.get("nested_depth") or 0),
+        root_stack_id=str(fields.get("root_stack_id") or stack_id),
+        owner_id=fields.get("owner_id"),
+        parent_resource=fields.get("parent_resource_name"),
+        disable_rollback=bool(fields.get("disable_rollback")),
+        timeout_mins=fields.get("timeout"),
+        template_id=int(fields["raw_template_id"]),
+        prev_template_id=None,
+        traversal_id=None,
+        template=_as_stored(template),
+        files=_as_stored(files),
+        environment=stack_store.environment_as_loaded(
+            _as_stored(environment), sealed=encryptor is not None),
+        rows=[ResourceRecord.from_row(r) for r in rows],
+        facade=facade,
+        data=StoredData.nothing_stored(encryptor),
+        properties=StoredProperties.nothing_stored(db, encryptor),
+    )
+
+
+def _as_stored(value: Mapping[str, Any]) -> dict[str, Any]:
+    loaded = json.loads(json_dumps(dict(value)))
+    assert isinstance(loaded, dict)
+    return loaded

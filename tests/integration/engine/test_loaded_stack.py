@@ -1,0 +1,74 @@
+"""A new stack's create starts from what its engine just stored (``loaded_stack.fresh``),
+not from reading it back: what the run starts from must be what a read gives, hidden
+parameters, files, a child's facade and its resource rows included."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hearth.engine import loaded_stack
+from hearth.engine.engine import Engine
+from hearth.engine.loaded_stack import LoadedStack
+from tests.integration.engine.conftest import CTX, wait_state
+
+CHILD = {
+    "heat_template_version": "2018-08-31",
+    "parameters": {"size": {"type": "number", "hidden": True},
+                   "label": {"type": "string"}},
+    "resources": {
+        "inner": {"type": "OS::Heat::Value", "properties": {
+            "value": {"list_join": ["-", [{"get_param": "label"},
+                                          {"resource_facade": "deletion_policy"}]]}}},
+        "second": {"type": "OS::Heat::None", "depends_on": ["inner"]},
+    },
+    "outputs": {"out": {"value": {"get_attr": ["inner", "value"]}}},
+}
+ROOT = {
+    "heat_template_version": "2018-08-31",
+    "parameters": {"password": {"type": "string", "hidden": True}},
+    "resources": {
+        "child": {"type": "child.yaml", "deletion_policy": "Retain",
+                  "metadata": {"k": {"get_param": "password"}},
+                  "properties": {"size": 3, "label": "lbl"}},
+        "plain": {"type": "OS::Heat::None"},
+    },
+    "outputs": {"out": {"value": {"get_attr": ["child", "out"]}}},
+}
+
+
+def _comparable(loaded: LoadedStack) -> dict[str, Any]:
+    # The rows as created (their states, and the stack's traversal, move on in the create).
+    seen = {k: v for k, v in vars(loaded).items()
+            if k not in ("rows", "data", "properties", "traversal_id")}
+    seen["rows"] = sorted((r.id, r.name, r.resource_type) for r in loaded.rows)
+    return seen
+
+
+def test_a_new_stack_starts_from_what_a_read_gives(engine: Engine) -> None:
+    started: dict[str, LoadedStack] = {}
+    launch = engine.actions.launch
+
+    def recording(stack_id: str, spec: Any, **kw: Any) -> Any:
+        if kw.get("loaded") is not None:
+            started[stack_id] = kw["loaded"]
+        return launch(stack_id, spec, **kw)
+
+    engine.actions.launch = recording  # type: ignore[method-assign]
+    identity = engine.create_stack(
+        CTX, "fresh", ROOT, params={"password": "s3cret"},
+        files={"child.yaml": json.dumps(CHILD)},
+    )
+    assert wait_state(engine, identity)[:2] == ("CREATE", "COMPLETE")
+    root_id = identity["stack_id"]
+    assert len(started) == 2 and root_id in started  # the root and its child
+    for stack_id, fresh in started.items():
+        read = loaded_stack.read(engine.core.db, engine.core.encryptor, stack_id)
+        assert _comparable(fresh) == _comparable(read), stack_id
+        assert fresh.traversal_id is None  # as stored before the run claims its own
+    child = next(v for k, v in started.items() if k != root_id)
+    assert child.environment["parameters"] == {"size": 3, "label": "lbl"}
+    assert child.facade is not None and child.facade.deletion_policy == "Retain"
+    assert started[root_id].environment["parameters"] == {"password": "s3cret"}
+    shown = engine.show_stack(CTX, identity)[0]
+    assert [o["output_value"] for o in shown["outputs"]] == ["lbl-Retain"]
