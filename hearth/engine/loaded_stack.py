@@ -53,7 +53,7 @@ class LoadedStack:
 def read(db: Database, encryptor: Encryptor | None, stack_id: str) -> LoadedStack:
     """The stack as stored."""
     with db.session(readonly=True) as session:
-        row = stack_store.get_stack(session, stack_id)
+        row = stack_store.run_columns(session, stack_id)
         if row is None:
             raise HearthError(f"Stack {stack_id} disappeared")
         tmpl, files, env = stack_store.load_template(session, row.raw_template_id, encryptor)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from hearth.store import resources as resource_store
 from hearth.store.db import Session
@@ -27,7 +28,18 @@ class Parent:
                    row.root_stack_id or row.id)
 
 
-def stored_facade(session: Session, row: StackRow) -> StaticFacade | None:
+class StackIds(Protocol):
+    """What ``stored_facade`` reads of a stack row (an ORM row or a plain one)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def owner_id(self) -> str | None: ...
+    @property
+    def parent_resource_name(self) -> str | None: ...
+
+
+def stored_facade(session: Session, row: StackIds) -> StaticFacade | None:
     """What a stored nested stack sees through resource_facade: its parent resource's
     metadata and policies as stored (None for a top-level stack)."""
     if row.owner_id is None or row.parent_resource_name is None:

@@ -71,12 +71,12 @@ class StackService:
 
     def _stack(
         self, session: Session, ctx: RequestContext, identity: Mapping[str, Any],
-        *, stack_users: bool = False,
+        *, stack_users: bool = False, tags: bool = True,
     ) -> StackRow:
         """A live stack of the caller's project (``stack_users``: or whose stack user project
         the caller is in: signals of in-instance agents)."""
         stack_id = str(identity.get("stack_id", ""))
-        row = stack_store.get_stack(session, stack_id, show_deleted=True)
+        row = stack_store.get_stack(session, stack_id, show_deleted=True, tags=tags)
         if (
             row is None
             or (row.tenant != ctx.project_id and not ctx.is_admin
@@ -428,7 +428,7 @@ class StackService:
 
     def delete_stack(self, ctx: RequestContext, stack_identity: Mapping[str, Any]) -> None:
         with self.core.db.session() as session:
-            row = self._stack(session, ctx, stack_identity)
+            row = self._stack(session, ctx, stack_identity, tags=False)
             stack_id, name = row.id, row.name
             holder = locking.holder_alive(self.core, session, stack_id)
         if holder == self.core.engine_id and self.actions.get(stack_id) is not None:

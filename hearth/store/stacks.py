@@ -10,8 +10,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, false, func, not_, or_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Table, delete, false, func, not_, or_, select, update
+from sqlalchemy.orm import Session, lazyload
 
 from hearth.store.crypto import Encryptor
 from hearth.store.models import RawTemplate, RawTemplateFiles, Resource, Stack, StackTag
@@ -118,11 +118,29 @@ def create_stack(session: Session, tags: Sequence[str] = (), **fields: Any) -> S
     return row
 
 
-def get_stack(session: Session, stack_id: str, *, show_deleted: bool = True) -> Stack | None:
-    row = session.get(Stack, stack_id)
+def get_stack(
+    session: Session, stack_id: str, *, show_deleted: bool = True, tags: bool = True
+) -> Stack | None:
+    """The stack's ORM row; ``tags=False`` leaves its tags unread until asked for in the
+    session (a query less)."""
+    row = session.get(Stack, stack_id, options=() if tags else (lazyload(Stack.tags),))
     if row is None or (row.deleted_at is not None and not show_deleted):
         return None
     return row
+
+
+# What an action reads of its stack's row (``hearth.engine.loaded_stack``).
+_RUN_COLUMNS = select(
+    Stack.id, Stack.name, Stack.tenant, Stack.username, Stack.nested_depth, Stack.root_stack_id,
+    Stack.owner_id, Stack.parent_resource_name, Stack.disable_rollback, Stack.timeout,
+    Stack.raw_template_id, Stack.prev_raw_template_id, Stack.current_traversal,
+)
+
+
+def run_columns(session: Session, stack_id: str) -> Any:
+    """The columns an action reads of a stack, deleted or not (None if there is no row): a
+    plain row, not an ORM object with its tags, since every nested stack's action reads it."""
+    return session.connection().execute(_RUN_COLUMNS.where(Stack.id == stack_id)).first()
 
 
 def _live_columns(session: Session, stack_id: str, *columns: Any) -> Any:
@@ -255,10 +273,13 @@ def claim_traversal(
 ) -> bool:
     """Make ``traversal_id`` the stack's traversal if it still is ``expected``; False when
     another one took the stack first (a newer update)."""
-    current = (Stack.current_traversal.is_(None) if expected is None
-               else Stack.current_traversal == expected)
-    result = session.execute(
-        update(Stack).where(Stack.id == stack_id, current)
+    table: Table = Stack.__table__  # type: ignore[assignment]
+    current = (table.c.current_traversal.is_(None) if expected is None
+               else table.c.current_traversal == expected)
+    # A Core statement (twice per action of every stack): the ORM's costs twice as much, and
+    # no caller holds the stack's ORM row in the session to be kept in step.
+    result = session.connection().execute(
+        update(table).where(table.c.id == stack_id, current)
         .values(current_traversal=traversal_id, **fields)
     )
     return bool(getattr(result, "rowcount", 0))
