@@ -4,20 +4,37 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import Table, delete, insert, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from hearth.store.models import Service, StackLock
 from hearth.store.types import utcnow
 
+_LOCKS: Table = StackLock.__table__  # type: ignore[assignment]
+
 
 def try_insert(session: Session, stack_id: str, engine_id: str) -> bool:
-    """Take a free lock; False when a row exists already."""
+    """Take a free lock; False when a row exists already.
+
+    Every action of every stack takes one: on SQLite and PostgreSQL a single INSERT that
+    does nothing on a conflict, elsewhere an INSERT in a savepoint that a conflict rolls
+    back (MySQL's INSERT IGNORE would also hide a missing stack).
+    """
+    values = {"stack_id": stack_id, "engine_id": engine_id}
+    dialect = session.get_bind().dialect.name
+    if dialect in ("sqlite", "postgresql"):
+        make = sqlite_insert if dialect == "sqlite" else postgresql_insert
+        stmt = (make(_LOCKS).values(**values)
+                .on_conflict_do_nothing(index_elements=["stack_id"])
+                .returning(_LOCKS.c.stack_id))
+        # The row it made, if any (psycopg does not count the rows of an INSERT).
+        return session.connection().execute(stmt).first() is not None
     try:
         with session.begin_nested():
-            session.add(StackLock(stack_id=stack_id, engine_id=engine_id))
-            session.flush()
+            session.connection().execute(insert(_LOCKS).values(**values))
     except IntegrityError:
         return False
     return True
@@ -26,8 +43,11 @@ def try_insert(session: Session, stack_id: str, engine_id: str) -> bool:
 def holder(session: Session, stack_id: str, *, for_update: bool = False) -> str | None:
     """The engine holding the lock (``for_update``: read as committed now, and locked, even
     under MySQL's repeatable read)."""
-    row = session.get(StackLock, stack_id, populate_existing=True, with_for_update=for_update)
-    return row.engine_id if row is not None else None
+    stmt = select(_LOCKS.c.engine_id).where(_LOCKS.c.stack_id == stack_id)
+    if for_update:
+        stmt = stmt.with_for_update()
+    found = session.connection().execute(stmt).scalar()
+    return None if found is None else str(found)
 
 
 def held(session: Session, stack_id: str, engine_id: str) -> bool:
