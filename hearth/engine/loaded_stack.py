@@ -21,7 +21,7 @@ from hearth.engine.stored_properties import StoredData, StoredProperties
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
 from hearth.store.crypto import Encryptor
-from hearth.store.db import Database
+from hearth.store.db import Database, Session
 from hearth.store.models import Resource as ResourceRow
 from hearth.store.types import json_dumps
 from hearth.template.context import StaticFacade
@@ -53,35 +53,42 @@ class LoadedStack:
 def read(db: Database, encryptor: Encryptor | None, stack_id: str) -> LoadedStack:
     """The stack as stored."""
     with db.session(readonly=True) as session:
-        row = stack_store.run_columns(session, stack_id)
-        if row is None:
-            raise HearthError(f"Stack {stack_id} disappeared")
-        tmpl, files, env = stack_store.load_template(session, row.raw_template_id, encryptor)
-        rows = resource_store.of_stack(session, stack_id)
-        return LoadedStack(
-            name=row.name,
-            tenant=row.tenant or "",
-            username=row.username,
-            depth=row.nested_depth,
-            root_stack_id=row.root_stack_id or row.id,
-            owner_id=row.owner_id,
-            parent_resource=row.parent_resource_name,
-            disable_rollback=row.disable_rollback,
-            timeout_mins=row.timeout,
-            template_id=row.raw_template_id,
-            prev_template_id=row.prev_raw_template_id,
-            traversal_id=row.current_traversal,
-            template=tmpl,
-            files=files,
-            environment=env,
-            rows=[ResourceRecord.from_row(r) for r in rows],
-            facade=stored_facade(session, row),
-            data=StoredData(encryptor, session, stack_id),
-            properties=StoredProperties(
-                db, encryptor, session,
-                (r.rsrc_prop_data_id for r in rows if r.rsrc_prop_data_id is not None),
-            ),
-        )
+        return read_in(session, db, encryptor, stack_id)
+
+
+def read_in(
+    session: Session, db: Database, encryptor: Encryptor | None, stack_id: str
+) -> LoadedStack:
+    """The stack as stored, read in the caller's transaction (which began its action)."""
+    row = stack_store.run_columns(session, stack_id)
+    if row is None:
+        raise HearthError(f"Stack {stack_id} disappeared")
+    tmpl, files, env = stack_store.load_template(session, row.raw_template_id, encryptor)
+    rows = resource_store.of_stack(session, stack_id)
+    return LoadedStack(
+        name=row.name,
+        tenant=row.tenant or "",
+        username=row.username,
+        depth=row.nested_depth,
+        root_stack_id=row.root_stack_id or row.id,
+        owner_id=row.owner_id,
+        parent_resource=row.parent_resource_name,
+        disable_rollback=row.disable_rollback,
+        timeout_mins=row.timeout,
+        template_id=row.raw_template_id,
+        prev_template_id=row.prev_raw_template_id,
+        traversal_id=row.current_traversal,
+        template=tmpl,
+        files=files,
+        environment=env,
+        rows=[ResourceRecord.from_row(r) for r in rows],
+        facade=stored_facade(session, row),
+        data=StoredData(encryptor, session, stack_id),
+        properties=StoredProperties(
+            db, encryptor, session,
+            (r.rsrc_prop_data_id for r in rows if r.rsrc_prop_data_id is not None),
+        ),
+    )
 
 
 def fresh(

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from hearth.common.context import RequestContext
 from hearth.common.errors import (
+    EntityNotFound,
     HearthError,
     RequestLimitExceeded,
     StackValidationFailed,
@@ -198,12 +199,15 @@ class NestedStackService:
         )
 
     def delete(self, stack_id: str, abandon: bool) -> None:
+        if not abandon:
+            try:
+                # The child acts for its owner, as the context says: no tenant to match.
+                self.stacks.delete_stack(self.context(""), {"stack_id": stack_id})
+            except EntityNotFound:
+                pass  # gone already
+            return
         row = self._row(stack_id)
         if row is None:
-            return
-        ctx = self.context(row.tenant or "", row.username)
-        if not abandon:
-            self.stacks.delete_stack(ctx, self._identity(row))
             return
         with self.core.db.session() as session:
             locking.acquire(self.core, session, row.id, row.name, row.action or states.DELETE)

@@ -31,6 +31,7 @@ from hearth.common.identifier import Identity
 from hearth.engine import loaded_stack, locking, states, supersede
 from hearth.engine.actions import ActionManager
 from hearth.engine.core import EngineCore
+from hearth.engine.loaded_stack import LoadedStack
 from hearth.engine.parent import stored_facade
 from hearth.engine.payload_secrets import adopt_parameters, open_resources
 from hearth.engine.records import ResourceRecord
@@ -431,6 +432,12 @@ class StackService:
             row = self._stack(session, ctx, stack_identity, tags=False)
             stack_id, name = row.id, row.name
             holder = locking.holder_alive(self.core, session, stack_id)
+            if holder is None:
+                # Free (or its holder dead): taken, begun and read in this transaction.
+                loaded = self._begin_delete(session, stack_id, name)
+        if holder is None:
+            self.actions.launch(stack_id, RunSpec(states.DELETE), loaded=loaded)
+            return
         if holder == self.core.engine_id and self.actions.get(stack_id) is not None:
             run = self.actions.get(stack_id)
             if run is not None and self.actions.after_current(
@@ -447,10 +454,16 @@ class StackService:
 
     def _delete_when_free(self, stack_id: str, name: str) -> None:
         with self.core.db.session() as session:
-            if lock_store.holder(session, stack_id) != self.core.engine_id:
-                locking.acquire(self.core, session, stack_id, name, states.DELETE)
-            begin_stack_action(session, stack_id, name, states.DELETE)
-        self.actions.launch(stack_id, RunSpec(states.DELETE))
+            loaded = self._begin_delete(session, stack_id, name)
+        self.actions.launch(stack_id, RunSpec(states.DELETE), loaded=loaded)
+
+    def _begin_delete(self, session: Session, stack_id: str, name: str) -> LoadedStack:
+        """The lock taken (unless held here already), DELETE begun, and the stack as its run
+        starts from, all in the caller's transaction."""
+        if lock_store.holder(session, stack_id) != self.core.engine_id:
+            locking.acquire(self.core, session, stack_id, name, states.DELETE)
+        begin_stack_action(session, stack_id, name, states.DELETE)
+        return loaded_stack.read_in(session, self.core.db, self.core.encryptor, stack_id)
 
     async def _await_lock_then_delete(self, stack_id: str, name: str) -> None:
         delay = 0.05
