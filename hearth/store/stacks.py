@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table, delete, false, func, not_, or_, select, update
+from sqlalchemy import Table, delete, false, func, insert, not_, or_, select, update
 from sqlalchemy.orm import Session, lazyload
 
 from hearth.store.crypto import Encryptor
@@ -19,6 +19,9 @@ from hearth.store.queries import after_marker
 from hearth.store.types import utcnow
 
 ENCRYPTED_PARAM_NAMES = "encrypted_param_names"
+
+_FILES: Table = RawTemplateFiles.__table__  # type: ignore[assignment]
+_TEMPLATES: Table = RawTemplate.__table__  # type: ignore[assignment]
 
 
 def store_template(
@@ -37,13 +40,18 @@ def store_template(
             params[name] = encryptor.encrypt(params[name])
         env["parameters"] = params
         env[ENCRYPTED_PARAM_NAMES] = hidden
-    files_row = RawTemplateFiles(files=dict(files))
-    session.add(files_row)
-    session.flush()
-    row = RawTemplate(template=dict(template), files_id=files_row.id, environment=env)
-    session.add(row)
-    session.flush()
-    return row.id
+    # Core inserts: one template per stack, and the ORM's unit of work costs more than them.
+    files_id = _insert(session, _FILES, files=dict(files))
+    return _insert(session, _TEMPLATES, template=dict(template), files_id=files_id,
+                   environment=env)
+
+
+def _insert(session: Session, table: Table, **values: Any) -> int:
+    """Insert one row; its new integer id."""
+    key = session.connection().execute(
+        insert(table).values(created_at=utcnow(), **values)).inserted_primary_key
+    assert key is not None
+    return int(key[0])
 
 
 def load_template(
@@ -257,9 +265,14 @@ def set_state(
     reason: str,
     **fields: Any,
 ) -> None:
-    session.execute(
-        update(Stack)
-        .where(Stack.id == stack_id)
+    # A Core statement, as every action of every stack writes its state twice; pending ORM
+    # changes go first, as the ORM's own UPDATE would flush them. A stack's ORM row already
+    # in the session keeps the state it was read with.
+    session.flush()
+    table: Table = Stack.__table__  # type: ignore[assignment]
+    session.connection().execute(
+        update(table)
+        .where(table.c.id == stack_id)
         .values(action=action, status=status, status_reason=reason, **fields)
     )
 
