@@ -27,6 +27,7 @@ from hearth.engine.run_spec import (
     RESOURCE_ACTION,
     ROLLBACK_AFTER,
     UPDATE_LIKE,
+    EndedState,
     RunSpec,
     begin_rollback,
     outcome,
@@ -38,15 +39,15 @@ from hearth.engine.scheduler import (
     StopSignal,
 )
 from hearth.engine.stack_builder import BoundStack, StackSource
-from hearth.engine.stack_state import drop_template, set_stack_state
+from hearth.engine.stack_state import drop_template, stack_event
 from hearth.engine.step_driver import StepDriver
 from hearth.engine.update_plan import ResourcePlan, current_rows, plan_resource
 from hearth.store import batch
 from hearth.store import events as event_store
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
-from hearth.store import stacks as stack_store
 from hearth.store.outage import is_database_outage
+from hearth.store.types import utcnow
 from hearth.template.functions import base
 from hearth.template.parameters import StackIdentity
 
@@ -107,6 +108,9 @@ class ActionRun(StepDriver):
         # (``_lose_database``: this engine carries the action on once it answers).
         self.left_off = False
         self.database_lost = False
+        # What the run's end wrote of the stack; None when it wrote no state (not ended,
+        # superseded, or a cancel wrote it early).
+        self.ended: EndedState | None = None
         self._fence = batch.LockHeld(stack_id, self.lock_owner)
         self.runner: GraphRunner[traversal.Node] | None = None
         self._load(loaded)
@@ -501,19 +505,23 @@ class ActionRun(StepDriver):
             except batch.LockLost:
                 self._note_lock_lost()
                 return
-            if supersede.superseded_at_end(self, session):
-                return  # a newer update owns the stack: nothing of this run's end is written
-            fields: dict[str, Any] = {"current_deps": None}
+            deleted = (success and self.spec.action == states.DELETE
+                       and not self.spec.delete_as)
+            fields: dict[str, Any] = {}
             if self.spec.action != states.DELETE or not success:
                 fields["outputs"] = resolve_outputs(self.bound)
             if success and self.is_update_like and self.prev_template_id is not None:
                 fields["prev_raw_template_id"] = None
-            if self.failed_early:
-                stack_store.set_fields(session, self.stack_id, **fields)
-            else:
-                set_stack_state(
-                    session, self.stack_id, self.stack_name, action, status, reason, **fields
-                )
+            if deleted:
+                fields["deleted_at"] = utcnow()
+            if not self.failed_early:  # (a cancel wrote the FAILED state already)
+                fields.update(action=action, status=status, status_reason=reason)
+            # The end is written with the claim of the stack's next traversal, in one UPDATE.
+            if supersede.superseded_at_end(self, session, **fields):
+                return  # a newer update owns the stack: nothing of this run's end is written
+            if not self.failed_early:
+                stack_event(session, self.stack_id, self.stack_name, action, status, reason)
+                self.ended = EndedState(None if deleted else (action, status, reason))
             if success and self.is_update_like:
                 # With those its resources were on when it began (unused now, most often).
                 drop_template(session, self.prev_template_id, *self.old_templates)
@@ -521,8 +529,6 @@ class ActionRun(StepDriver):
                 session, self.stack_id, self.core.limits.max_events_per_stack,
                 self.core.limits.event_purge_batch_size,
             )
-            if success and self.spec.action == states.DELETE and not self.spec.delete_as:
-                stack_store.soft_delete(session, self.stack_id)
             if self.spec.snapshot_id and self.spec.action == states.SNAPSHOT:
                 finish_snapshot(
                     self.core, session, self.stack_id, self.spec.snapshot_id, success, reason

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future
 
 from hearth.engine.action_run import ActionRun
 from hearth.engine.core import EngineCore
 from hearth.engine.loaded_stack import LoadedStack
-from hearth.engine.run_spec import RunSpec
+from hearth.engine.run_spec import EndedState, RunSpec
+
+# Ended child stack states kept for their parents' polls (each is read once).
+ENDED_KEPT = 4096
 
 
 class ActionManager:
@@ -34,6 +38,9 @@ class ActionManager:
         # Stacks whose run stopped when the database went away, their lock still held here:
         # ``Liveness`` carries them on once it answers (``take_left``).
         self._left: set[str] = set()
+        # The state a child stack's run ended in here, for its parent's next poll (read
+        # once; a newer run of the stack drops it; the oldest go beyond a bound).
+        self._ended: OrderedDict[str, EndedState] = OrderedDict()
 
     def launch(
         self,
@@ -57,6 +64,7 @@ class ActionManager:
         )
         with self._lock:
             self.running[stack_id] = run
+            self._ended.pop(stack_id, None)
             self._idle.setdefault(stack_id, threading.Event()).clear()
             self._futures[stack_id] = self.core.workers.submit(run.run())
         return run
@@ -103,6 +111,10 @@ class ActionManager:
                 del self.running[stack_id]
                 self._futures.pop(stack_id, None)
             parent = self.running.get(run.owner_id) if run.owner_id else None
+            if run.owner_id and run.ended is not None and run.next_spec is None:
+                self._ended[stack_id] = run.ended
+                while len(self._ended) > ENDED_KEPT:
+                    self._ended.popitem(last=False)
         if run.owner_id and run.parent_resource:
             # The resource that owns this stack notices at once (not at its next poll), in
             # its stack's run or in a step this engine runs for another engine's run.
@@ -163,3 +175,11 @@ class ActionManager:
     def get(self, stack_id: str) -> ActionRun | None:
         with self._lock:
             return self.running.get(stack_id)
+
+    def take_ended(self, stack_id: str) -> EndedState | None:
+        """What a child stack's run just wrote at its end here (once); None when this
+        engine does not know (read the database)."""
+        with self._lock:
+            if self.running.get(stack_id) is not None:
+                return None
+            return self._ended.pop(stack_id, None)

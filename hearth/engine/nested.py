@@ -56,11 +56,13 @@ class NestedStackService:
     def for_resource(
         self, parent: Parent, resource_name: str, child_name: str,
         facade: Callable[[], StaticFacade | None] = lambda: None,
-        *, taking_over: bool = False,
+        *, taking_over: bool = False, new_resource: bool = False,
     ) -> ChildStacks:
         """The child stacks of one resource; ``taking_over`` when the resource's action is
-        carried on from an engine that died in it (its child may be acting already)."""
-        return ChildStacks(self, parent, resource_name, child_name, facade, taking_over)
+        carried on from an engine that died in it (its child may be acting already);
+        ``new_resource`` when the resource was never acted on (it has no child yet)."""
+        return ChildStacks(self, parent, resource_name, child_name, facade, taking_over,
+                           new_resource)
 
     def context(self, tenant: str, username: str | None = None) -> RequestContext:
         # Child stacks act for the stack's owner; the parent's request was authorized already.
@@ -79,13 +81,17 @@ class NestedStackService:
         timeout_mins: int | None,
         adopt_data: Mapping[str, Any] | None,
         facade: StaticFacade | None = None,
+        *,
+        may_exist: bool = True,
     ) -> str:
+        """The new child's id; ``may_exist``: the resource was acted on before, so its child
+        may be there already (a create carried on after its engine died), and is used."""
         limits = self.core.limits
-        with self.core.db.session(readonly=True) as session:
-            existing = stack_store.find_child_id(session, parent.stack_id, name)
-        if existing is not None:
-            # A create run again (its engine died): the child is already there.
-            return existing
+        if may_exist:
+            with self.core.db.session(readonly=True) as session:
+                existing = stack_store.find_child_id(session, parent.stack_id, name)
+            if existing is not None:
+                return existing
         if parent.depth >= limits.max_nested_stack_depth:
             raise RequestLimitExceeded(
                 f"Recursion depth exceeds {limits.max_nested_stack_depth}."
@@ -239,6 +245,10 @@ class NestedStackService:
         if run is not None:
             # Running here: not done yet, and its end wakes the parent's poll.
             return NestedState(run.action, states.IN_PROGRESS, "")
+        ended = self.actions.take_ended(stack_id)
+        if ended is not None:
+            # Its run just ended here: what it wrote, without reading it back.
+            return None if ended.state is None else NestedState(*ended.state)
         with self.core.db.session(readonly=True) as session:
             found = stack_store.stack_state(session, stack_id)
         return None if found is None else NestedState(*found)
@@ -288,9 +298,11 @@ class ChildStacks:
     def __init__(
         self, service: NestedStackService, parent: Parent, resource_name: str, child_name: str,
         facade: Callable[[], StaticFacade | None], taking_over: bool = False,
+        new_resource: bool = False,
     ) -> None:
         self._facade = facade
         self._taking_over = taking_over
+        self._new_resource = new_resource
         self._service = service
         self._parent = parent
         self._resource = resource_name
@@ -305,7 +317,7 @@ class ChildStacks:
     ) -> str:
         return self._service.create(
             self._parent, self._resource, self._child_name, child, timeout_mins, adopt_data,
-            self._facade(),
+            self._facade(), may_exist=not self._new_resource,
         )
 
     def _joins(self, stack_id: str, action: str) -> bool:

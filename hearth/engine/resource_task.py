@@ -109,6 +109,7 @@ class ResourceTask:
             lambda: run.bound.facade_of(self.record.name)
             if self.record.name in run.bound.resources else None,
             taking_over=self._taken_over(),
+            new_resource=self._state_before == (states.INIT, states.COMPLETE),
         )
 
     def _taken_over(self) -> bool:

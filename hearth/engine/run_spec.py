@@ -32,6 +32,13 @@ UPDATE_LIKE = (states.UPDATE, states.ROLLBACK, states.RESTORE)
 ROLLBACK_AFTER = (states.CREATE, states.UPDATE, states.ADOPT, states.RESTORE)
 
 
+@dataclass(frozen=True)
+class EndedState:
+    """What a run's end wrote of its stack: (action, status, reason), None once deleted."""
+
+    state: tuple[str, str, str] | None
+
+
 @dataclass
 class RunSpec:
     """What a run needs beyond the stored stack: stored in ``current_deps`` for continuation."""

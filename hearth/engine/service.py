@@ -38,7 +38,7 @@ from hearth.engine.records import ResourceRecord
 from hearth.engine.requests import ActionArgs, StackRequest, check_stack_name
 from hearth.engine.run_spec import RunSpec
 from hearth.engine.stack_builder import BoundStack, StackSource, source_from_request
-from hearth.engine.stack_state import begin_stack_action
+from hearth.engine.stack_state import begin_stack_action, stack_event, started_reason
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
@@ -223,10 +223,13 @@ class StackService:
                 "disable_rollback": new.disable_rollback,
                 "nested_depth": new.nested_depth,
             }
+            # Stored in its action from the start, with the event a begun action has.
+            started = started_reason(new.action)
             stack_store.create_stack(
                 session, tags=new.tags, action=new.action, status=states.IN_PROGRESS,
-                status_reason="", **fields,
+                status_reason=started, **fields,
             )
+            stack_event(session, stack_id, stack_name, new.action, states.IN_PROGRESS, started)
             root = new.root_stack_id or stack_id
             resource_store.insert_many(
                 session,
@@ -247,7 +250,6 @@ class StackService:
                 ),
             )
             locking.acquire(self.core, session, stack_id, stack_name, new.action)
-            begin_stack_action(session, stack_id, stack_name, new.action)
             # The run starts from what was written here rather than reading it back.
             loaded = loaded_stack.fresh(
                 self.core.db, self.core.encryptor, fields=fields, template=source.template,

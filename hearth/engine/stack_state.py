@@ -21,9 +21,14 @@ def drop_template(session: Any, *template_ids: int | None) -> None:
                 stack_store.delete_template(session, template_id)
 
 
+def started_reason(action: str) -> str:
+    """Heat's reason of a stack action that began."""
+    return f"Stack {action} started"
+
+
 def begin_stack_action(session: Any, stack_id: str, stack_name: str, action: str) -> None:
     """The stack enters ``action`` IN_PROGRESS, with Heat's "Stack X started" event."""
-    reason = f"Stack {action} started"
+    reason = started_reason(action)
     fields: dict[str, Any] = {}
     if action in (states.UPDATE, states.ROLLBACK, states.RESTORE):
         fields["updated_at"] = utcnow()
@@ -36,6 +41,13 @@ def set_stack_state(
 ) -> None:
     """A stack's new state and its event (named after the stack, type OS::Heat::Stack)."""
     stack_store.set_state(session, stack_id, action, status, reason, **fields)
+    stack_event(session, stack_id, stack_name, action, status, reason)
+
+
+def stack_event(
+    session: Any, stack_id: str, stack_name: str, action: str, status: str, reason: str
+) -> None:
+    """The event of a stack's state (written with the state)."""
     event = batch.event(
         stack_id,
         resource_name=stack_name,

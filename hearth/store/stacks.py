@@ -302,10 +302,6 @@ def set_tags(session: Session, stack: Stack, tags: Sequence[str]) -> None:
     stack.tags = [StackTag(tag=t) for t in tags]
 
 
-def soft_delete(session: Session, stack_id: str) -> None:
-    session.execute(update(Stack).where(Stack.id == stack_id).values(deleted_at=utcnow()))
-
-
 def in_progress_stacks(session: Session) -> list[Stack]:
     stmt = select(Stack).where(Stack.status == "IN_PROGRESS", Stack.deleted_at.is_(None))
     return list(session.scalars(stmt))
