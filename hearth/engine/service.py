@@ -436,7 +436,7 @@ class StackService:
             holder = locking.holder_alive(self.core, session, stack_id)
             if holder is None:
                 # Free (or its holder dead): taken, begun and read in this transaction.
-                loaded = self._begin_delete(session, stack_id, name)
+                loaded = self._begin_delete(session, stack_id, name, lock_free=True)
         if holder is None:
             self.actions.launch(stack_id, RunSpec(states.DELETE), loaded=loaded)
             return
@@ -459,10 +459,13 @@ class StackService:
             loaded = self._begin_delete(session, stack_id, name)
         self.actions.launch(stack_id, RunSpec(states.DELETE), loaded=loaded)
 
-    def _begin_delete(self, session: Session, stack_id: str, name: str) -> LoadedStack:
+    def _begin_delete(
+        self, session: Session, stack_id: str, name: str, *, lock_free: bool = False
+    ) -> LoadedStack:
         """The lock taken (unless held here already), DELETE begun, and the stack as its run
-        starts from, all in the caller's transaction."""
-        if lock_store.holder(session, stack_id) != self.core.engine_id:
+        starts from, all in the caller's transaction (``lock_free``: it read the lock free,
+        or held by a dead engine)."""
+        if lock_free or lock_store.holder(session, stack_id) != self.core.engine_id:
             locking.acquire(self.core, session, stack_id, name, states.DELETE)
         begin_stack_action(session, stack_id, name, states.DELETE)
         return loaded_stack.read_in(session, self.core.db, self.core.encryptor, stack_id)
