@@ -97,12 +97,13 @@ def serving(data_dir: Path, *, start_timeout: float = 60.0) -> Iterator[Server]:
         machine.stop_process(process)
 
 
-def _server(data_dir: Path, engines: int, spread: bool = True) -> Any:
+def _server(data_dir: Path, engines: int, spread: bool = True,
+            spread_nested: bool = False) -> Any:
     if not engines:
         return serving(data_dir)
     from bench.cluster_run import cluster_serving
 
-    return cluster_serving(data_dir, engines, spread=spread)
+    return cluster_serving(data_dir, engines, spread=spread, spread_nested=spread_nested)
 
 
 def heat_client(endpoint: str) -> Any:
@@ -114,6 +115,7 @@ def heat_client(endpoint: str) -> Any:
 def run_api(
     case: Case, *, poll: float = 0.05, timeout: float = 3600.0, profile: Path | None = None,
     profile_gil: bool = False, engines: int = 0, spread: bool = True,
+    spread_nested: bool = False,
 ) -> Result:
     """Create then delete ``case`` through ``hearth serve`` with python-heatclient, or with
     ``engines`` > 0 through ``hearth api`` and that many ``hearth engine`` processes."""
@@ -121,7 +123,7 @@ def run_api(
     if engines:
         result["engines"] = engines
     with tempfile.TemporaryDirectory(prefix="hearth-bench-api-") as tmp, _server(
-        Path(tmp), engines, spread
+        Path(tmp), engines, spread, spread_nested
     ) as server:
         heat = heat_client(server.endpoint)
         if case.requires:

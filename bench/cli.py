@@ -75,6 +75,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-spread", dest="spread", action="store_false",
                    help="with --via cluster: [DEFAULT] spread_steps = false (each stack's "
                    "steps on the engine holding its lock)")
+    p.add_argument("--spread-nested", action="store_true",
+                   help="with --via cluster: [DEFAULT] spread_nested_steps = true (steps of "
+                   "resources owning a child stack are offered to every engine too)")
     p.add_argument("--type", dest="kind", choices=tuple(TYPES), default="none",
                    help="none: OS::Heat::None; random: OS::Heat::RandomString; blocking: "
                    "Bench::Blocking, 200 ms blocked in each create and delete handler")
@@ -134,7 +137,7 @@ def run_case(case: Case, args: argparse.Namespace) -> Result:
         measured = run_api(case, poll=args.poll or 0.05, timeout=args.timeout,
                            profile=args.profile, profile_gil=args.profile_gil,
                            engines=args.engines if args.via == "cluster" else 0,
-                           spread=args.spread)
+                           spread=args.spread, spread_nested=args.spread_nested)
     else:
         measured = run_engine(case, poll=args.poll or 0.02, timeout=args.timeout,
                               profile=args.profile, profile_gil=args.profile_gil)

@@ -48,7 +48,8 @@ def _start(args: list[str], log: Path) -> subprocess.Popen[bytes]:
 
 @contextmanager
 def cluster_serving(data_dir: Path, engines: int, *, spread: bool = True,
-                    start_timeout: float = 60.0) -> Iterator[Server]:
+                    spread_nested: bool = False, start_timeout: float = 60.0
+                    ) -> Iterator[Server]:
     """The API (one process) and ``engines`` engine processes, one worker each."""
     with ExitStack() as stack:
         db_url = stack.enter_context(fresh_database())
@@ -57,7 +58,8 @@ def cluster_serving(data_dir: Path, engines: int, *, spread: bool = True,
         conf.write_text(
             config_text(bench_overrides(transport_url=TRANSPORT_URL,
                                         engine_topic=f"hearth-bench-{secrets.token_hex(4)}",
-                                        spread_steps=spread))
+                                        spread_steps=spread,
+                                        spread_nested_steps=spread_nested))
             + f"[database]\nconnection = {db_url}\n"
             + f"[api]\nbind_host = 127.0.0.1\nbind_port = {port}\nworkers = 1\n"
             + "[cfn_api]\nenabled = false\n"

@@ -168,6 +168,15 @@ DEFAULT_OPTS: list[cfg.Opt] = [
         "it offers its stacks' further ready steps to the other engines (-1: as many as "
         "engine_wait_threads; 0: offer every one). Steps run here cost no messages.",
     ),
+    cfg.BoolOpt(
+        "spread_nested_steps",
+        default=False,
+        help="With spread_steps: also offer the steps of resources that own a child stack "
+        "(nested stacks, provider templates, groups); the child is then made and run on the "
+        "engine that takes the step, so a tree of stacks spreads over the engines. Each "
+        "such step costs its taker a copy of the parent's action: worth it with engines on "
+        "several hosts, not with every engine on one host.",
+    ),
     cfg.StrOpt(
         "engine_topic",
         default="hearth-engine",

@@ -396,9 +396,10 @@ class ActionRun(StepDriver):
         task = self.task_for(node, record)
         self.tasks[node] = task
         remote = self.core.remote_steps
-        if not task.inline and remote is not None and not self.is_update_like:
+        offered = task.waits or (not task.inline and self.core.settings.spread_nested)
+        if offered and remote is not None and not self.is_update_like:
             # Run here while this engine has room, offered to every engine beyond that. A
-            # nested stack's step goes too: its child is made and run where the step runs,
+            # nested stack's step may go too: its child is made and run where the step runs,
             # so a tree of stacks spreads over the engines.
             if remote.busy() and await remote.others_live():
                 await remote.run(self, node, task)

@@ -48,6 +48,8 @@ class EngineSettings:
     # Waiting steps run here before further ones are offered to other engines (-1: as many
     # as wait_threads); only with a bus (RemoteSteps).
     spread_after: int = -1
+    # Whether steps of resources owning a child stack are offered too.
+    spread_nested: bool = False
     heartbeat_interval: float = 5.0
     dead_after_heartbeats: int = 3
     encrypt: bool = True
@@ -71,6 +73,7 @@ class EngineSettings:
             worker_threads=conf.engine_worker_threads,
             wait_threads=conf.engine_wait_threads,
             spread_after=conf.spread_steps_after,
+            spread_nested=conf.spread_nested_steps,
             heartbeat_interval=conf.heartbeat_interval,
             dead_after_heartbeats=conf.engine_dead_after_missed_heartbeats,
             encrypt=conf.encrypt_parameters_and_properties,

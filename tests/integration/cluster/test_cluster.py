@@ -48,7 +48,8 @@ SPREAD_AFTER = 4
 def cluster(tmp_path_factory: pytest.TempPathFactory,
             database_factory: DatabaseFactory) -> Iterator[Cluster]:
     with fresh_cluster(tmp_path_factory.mktemp("cluster"), database_factory,
-                       options={"spread_steps_after": SPREAD_AFTER}) as running:
+                       options={"spread_steps_after": SPREAD_AFTER,
+                                "spread_nested_steps": True}) as running:
         yield running
 
 
