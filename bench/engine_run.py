@@ -14,6 +14,7 @@ from bench import machine
 from bench.lifecycle import State, state_name, wait_settled
 from bench.profiling import maybe_recording
 from bench.results import Result
+from bench.statements import StatementCounter
 from bench.templates import Case
 
 # The benchmark's own limits: stacks of any size, templates of any size. Everything else is
@@ -90,6 +91,7 @@ def run_engine(
                 return poller.read(stack_id)
 
             result["rss_start_bytes"] = machine.current_rss()
+            counter = StatementCounter(engine.core.db.engine)
             name = f"bench-{uuid.uuid4().hex[:8]}"
             with maybe_recording(os.getpid(), profile, "create", gil=profile_gil):
                 started = time.perf_counter()
@@ -106,6 +108,7 @@ def run_engine(
             result["create_reason"] = created[2]
             # The action's tail (lock release) is neither create nor delete.
             engine.wait_idle(stack_id, timeout)
+            result["create_statements"], result["create_commits"] = counter.snapshot()
             # What the created stack leaves in memory and on disk.
             result["rss_after_create_bytes"] = machine.current_rss()
             result["db_disk_bytes"] = machine.sqlite_bytes(db)
@@ -119,6 +122,10 @@ def run_engine(
             result["delete_s"] = done - started
             result["delete_state"] = state_name(deleted)
             engine.wait_idle(stack_id, timeout)
+            statements, commits = counter.snapshot()
+            result["delete_statements"] = statements - result["create_statements"]
+            result["delete_commits"] = commits - result["create_commits"]
+            counter.close()
             result["db_bytes_after_delete"] = machine.sqlite_checkpointed_bytes(db)
         finally:
             poller.close()

@@ -92,6 +92,12 @@ def format_case(result: Mapping[str, Any]) -> str:
         f"{_mb(result.get('rss_after_create_bytes'))} MB), database after create "
         f"{_mb(result.get('db_bytes'))} MB",
     ]
+    if result.get("create_statements") is not None:
+        lines.append(
+            f"  SQL through SQLAlchemy: create {_int(result.get('create_statements'))} "
+            f"statements / {_int(result.get('create_commits'))} commits, delete "
+            f"{_int(result.get('delete_statements'))} / {_int(result.get('delete_commits'))}"
+        )
     if result.get("create_reason") and result.get("create_state") != "CREATE_COMPLETE":
         lines.append(f"  reason: {result['create_reason']}")
     heat = result.get("heat")

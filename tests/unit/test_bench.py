@@ -8,10 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy
 
 from bench import cli, heat, machine, results
 from bench.engine_run import bench_overrides
 from bench.lifecycle import BenchTimeout, split_status, state_name, wait_settled
+from bench.statements import StatementCounter
 from bench.templates import (
     GROUP_TYPE,
     NESTED_DEPTH,
@@ -220,6 +222,29 @@ def test_format_case_with_and_without_heat() -> None:
     assert text.endswith("Heat 27: not run (--no-heat)")
     assert results.format_case({"shape": "group", "n": 5, "via": "api",
                                 "skipped": "no type"}) == "group n=5 via api: skipped (no type)"
+
+
+def test_format_case_says_the_sql_sent() -> None:
+    text = results.format_case({**measured(), "create_statements": 12596, "create_commits": 2810,
+                                "delete_statements": 5000, "delete_commits": 1200})
+    assert ("SQL through SQLAlchemy: create 12,596 statements / 2,810 commits, delete "
+            "5,000 / 1,200") in text
+    assert "SQL through" not in results.format_case(measured())
+
+
+def test_statement_counter_counts_until_closed() -> None:
+    engine = sqlalchemy.create_engine("sqlite://")
+    counter = StatementCounter(engine)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE t (x INTEGER)")
+        conn.exec_driver_sql("INSERT INTO t VALUES (1)")
+        conn.execute(sqlalchemy.text("INSERT INTO t VALUES (:x)"), [{"x": 2}, {"x": 3}])
+    assert counter.snapshot() == (3, 1)  # an executemany is one statement
+    counter.close()
+    with engine.begin() as conn:
+        conn.exec_driver_sql("DELETE FROM t")
+    assert counter.snapshot() == (3, 1)
+    engine.dispose()
 
 
 def test_slower_ratio_reads_as_slower() -> None:
