@@ -103,8 +103,9 @@ def fresh(
     facade: StaticFacade | None,
 ) -> LoadedStack:
     """A stack stored a moment ago: ``fields`` are its row's as written, ``rows`` its INIT
-    resource rows, for which nothing else is stored yet. The template goes through JSON as
-    a stored one does (keys become strings, tuples lists), so both loads are alike."""
+    resource rows, for which nothing else is stored yet. The template and environment go
+    through JSON as stored ones do (keys become strings, tuples lists), so both loads are
+    alike."""
     stack_id = str(fields["id"])
     return LoadedStack(
         name=str(fields["name"]),
@@ -120,7 +121,9 @@ def fresh(
         prev_template_id=None,
         traversal_id=None,
         template=_as_stored(template),
-        files=_as_stored(files),
+        # File names and contents are strings: JSON gives them back unchanged, so no round
+        # trip (a tree of provider templates hands every child all of its files).
+        files=dict(files),
         environment=stack_store.environment_as_loaded(
             _as_stored(environment), sealed=encryptor is not None),
         rows=[ResourceRecord.from_row(r) for r in rows],
