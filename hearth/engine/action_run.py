@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hearth.common import logs, metrics
@@ -46,6 +46,7 @@ from hearth.store import batch
 from hearth.store import events as event_store
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
+from hearth.store.db import Session
 from hearth.store.outage import is_database_outage
 from hearth.store.types import utcnow
 from hearth.template.functions import base
@@ -205,13 +206,19 @@ class ActionRun(StepDriver):
             has_child=record.physical_id is not None,
         )
 
-    def make_replacement(self, record: ResourceRecord, name: str) -> ResourceRecord:
-        """A new row for ``name`` that replaces ``record`` (the old one is cleaned up later)."""
-        new = self._new_row(name, record.resource_type, replaces=record.id,
-                            traversal_id=self.traversal_id,
-                            current_template_id=self.template_id)
+    def make_replacement(self, record: ResourceRecord, name: str,
+                         decided: Sequence[batch.Write] = ()) -> ResourceRecord:
+        """A new row for ``name`` that replaces ``record`` (the old one is cleaned up later).
+
+        ``decided`` (the old row's "requires replacement") is committed with the link to the
+        new row: an engine that takes the traversal over finds both or neither, so it never
+        creates the replacement without the old row's event, nor replaces twice."""
         with self.core.db.session() as session:
             self._check_lock(session)
+            batch.apply(session.connection(), decided)
+            new = self._add_row(session, name, record.resource_type, replaces=record.id,
+                                traversal_id=self.traversal_id,
+                                current_template_id=self.template_id)
             resource_store.set_fields(session, record.id, replaced_by=new.id)
         record.replaced_by = new.id
         return new
@@ -274,19 +281,23 @@ class ActionRun(StepDriver):
         """A new INIT row for ``name``, current from now on."""
         with self.core.db.session() as session:
             self._check_lock(session)
-            row = resource_store.add(
-                session,
-                name=name,
-                stack_id=self.stack_id,
-                root_stack_id=self.root_stack_id,
-                action=states.INIT,
-                status=states.COMPLETE,
-                status_reason="",
-                resource_type=rtype or self.bound.resources[name].type,
-                requires=[],
-                **extra,
-            )
-            record = ResourceRecord.from_row(row)
+            return self._add_row(session, name, rtype, **extra)
+
+    def _add_row(self, session: Session, name: str, rtype: str | None = None,
+                 **extra: Any) -> ResourceRecord:
+        row = resource_store.add(
+            session,
+            name=name,
+            stack_id=self.stack_id,
+            root_stack_id=self.root_stack_id,
+            action=states.INIT,
+            status=states.COMPLETE,
+            status_reason="",
+            resource_type=rtype or self.bound.resources[name].type,
+            requires=[],
+            **extra,
+        )
+        record = ResourceRecord.from_row(row)
         self.rows[record.id] = record
         self.current[name] = record
         return record

@@ -182,6 +182,11 @@ class ResourceTask:
         if resumed is not None:
             return resumed
         if self.action in (states.CREATE, states.UPDATE) and self.run.is_update_like:
+            if self._own_create_left():
+                # The create this traversal began (a new resource or a replacement) goes
+                # on, on the same row: deciding again would replace that row in turn.
+                self.action = states.CREATE
+                return self._begin()
             # Heat pauses an existing resource at pre-update before it knows whether
             # anything changes (so the hook fires for unchanged and replaced ones too).
             if self.record.exists and self._existing_update_hook():
@@ -195,6 +200,12 @@ class ResourceTask:
         if hook is not None:
             return self._set_hook(hook)
         return self._begin()
+
+    def _own_create_left(self) -> bool:
+        """Whether a dead engine of this update-like traversal was creating this row."""
+        record = self.record
+        return (self.resuming and record.state == (states.CREATE, states.IN_PROGRESS)
+                and record.traversal_id == self.run.traversal_id)
 
     def _count_takeover(self) -> None:
         """A step whose engine died before its handler had returned is carried on at most
@@ -314,7 +325,8 @@ class ResourceTask:
             if taking_back is not None:
                 # Replaced again: the new replacement is recorded instead.
                 self.writes.remove(taking_back)
-            self.record = self.run.make_replacement(self.record, self.name)
+            self.record = self.run.make_replacement(self.record, self.name,
+                                                    self.take_writes())
             self.action = states.CREATE
             self._handler_action = states.CREATE
             return None
