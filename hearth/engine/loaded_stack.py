@@ -10,12 +10,12 @@ values without reading back, in one transaction, what that transaction wrote.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from hearth.common.errors import HearthError
-from hearth.engine.parent import stored_facade
+from hearth.engine.parent import StoredFacade
 from hearth.engine.records import ResourceRecord
 from hearth.engine.stored_properties import StoredData, StoredProperties
 from hearth.store import resources as resource_store
@@ -24,7 +24,6 @@ from hearth.store.crypto import Encryptor
 from hearth.store.db import Database, Session
 from hearth.store.models import Resource as ResourceRow
 from hearth.store.types import json_dumps
-from hearth.template.context import StaticFacade
 
 
 @dataclass
@@ -45,7 +44,8 @@ class LoadedStack:
     files: dict[str, str]
     environment: dict[str, Any]
     rows: list[ResourceRecord]
-    facade: StaticFacade | None
+    # What resource_facade reads (a nested stack's): called with what it asks for.
+    facade: Callable[[str], Any] | None
     data: StoredData
     properties: StoredProperties
 
@@ -82,8 +82,8 @@ def read_in(
         files=files,
         environment=env,
         rows=[ResourceRecord.from_row(r) for r in rows],
-        facade=stored_facade(session, row),
-        data=StoredData(encryptor, session, stack_id),
+        facade=StoredFacade(db, row) if row.owner_id is not None else None,
+        data=StoredData(encryptor, db, stack_id),
         properties=StoredProperties(
             db, encryptor, session,
             (r.rsrc_prop_data_id for r in rows if r.rsrc_prop_data_id is not None),
@@ -100,7 +100,7 @@ def fresh(
     files: Mapping[str, str],
     environment: Mapping[str, Any],
     rows: Sequence[ResourceRow],
-    facade: StaticFacade | None,
+    facade: Callable[[str], Any] | None,
 ) -> LoadedStack:
     """A stack stored a moment ago: ``fields`` are its row's as written, ``rows`` its INIT
     resource rows, for which nothing else is stored yet. The template and environment go

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from hearth.store import resources as resource_store
-from hearth.store.db import Session
+from hearth.store.db import Database, Session
 from hearth.store.models import Stack as StackRow
 from hearth.template.context import StaticFacade
 
@@ -60,3 +61,29 @@ def stored_facade(session: Session, row: StackIds) -> StaticFacade | None:
         str(definition.get("deletion_policy") or "Delete"),
         policy if isinstance(policy, Mapping) else None,
     )
+
+
+class StoredFacade:
+    """``stored_facade`` read when a template first evaluates resource_facade: most actions
+    (every delete) never do, and skip the read of the owner's rows."""
+
+    def __init__(self, db: Database, row: StackIds) -> None:
+        self._db = db
+        self._ids = _Ids(row.id, row.owner_id, row.parent_resource_name)
+        self._read: StaticFacade | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, what: str) -> Any:
+        with self._lock:
+            if self._read is None:
+                with self._db.session(readonly=True) as session:
+                    # No owner row left: the defaults a parent resource would have.
+                    self._read = stored_facade(session, self._ids) or StaticFacade()
+        return self._read(what)
+
+
+@dataclass(frozen=True)
+class _Ids:
+    id: str
+    owner_id: str | None
+    parent_resource_name: str | None

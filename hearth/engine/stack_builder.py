@@ -7,7 +7,7 @@ conditions, resource definitions (parsed once), plugin classes, the dependency g
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -137,7 +137,7 @@ class BoundStack:
         limits: Limits | None = None,
         depth: int = 0,
         max_depth: int = 5,
-        facade: StaticFacade | None = None,
+        facade: Callable[[str], Any] | None = None,
     ) -> None:
         self.source = source
         # Set by the engine before validate(): the caller's cloud (None: not checked).

@@ -9,6 +9,7 @@ from hearth.store import batch
 from hearth.store import resources as resource_store
 from hearth.store.crypto import Encryptor
 from hearth.store.db import Database, Session
+from hearth.store.models import ResourceData
 
 
 class StoredProperties:
@@ -69,11 +70,13 @@ class StoredData:
     during the action, and those steps keep what they write in their own context."""
 
     def __init__(
-        self, encryptor: Encryptor | None, session: Session | None, stack_id: str
+        self, encryptor: Encryptor | None, db: Database | None, stack_id: str
     ) -> None:
         self._encryptor = encryptor
-        self._rows = (
-            {} if session is None else resource_store.data_of_stack(session, stack_id))
+        # Read when a plugin first asks (a delete of nested stacks never does).
+        self._db = db
+        self._stack_id = stack_id
+        self._rows: dict[int, list[ResourceData]] | None = None if db is not None else {}
         self._taken: set[int] = set()
 
     @classmethod
@@ -86,4 +89,8 @@ class StoredData:
         if resource_id in self._taken:
             return None
         self._taken.add(resource_id)
+        if self._rows is None:
+            assert self._db is not None
+            with self._db.session(readonly=True) as session:
+                self._rows = resource_store.data_of_stack(session, self._stack_id)
         return resource_store.decode_data(self._rows.pop(resource_id, []), self._encryptor)
