@@ -48,7 +48,7 @@ from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from hearth.store.db import Session
 from hearth.store.outage import is_database_outage
-from hearth.store.types import utcnow
+from hearth.store.types import as_stored, utcnow
 from hearth.template.functions import base
 from hearth.template.parameters import StackIdentity
 
@@ -533,7 +533,12 @@ class ActionRun(StepDriver):
                 return  # a newer update owns the stack: nothing of this run's end is written
             if not self.failed_early:
                 stack_event(session, self.stack_id, self.stack_name, action, status, reason)
-                self.ended = EndedState(None if deleted else (action, status, reason))
+                self.ended = EndedState(
+                    None if deleted else (action, status, reason),
+                    # A child's, for its parent to read without a query: as stored.
+                    as_stored(fields["outputs"]) if "outputs" in fields and self.owner_id
+                    else None,
+                )
             if success and self.is_update_like:
                 # With those its resources were on when it began (unused now, most often).
                 drop_template(session, self.prev_template_id, *self.old_templates)

@@ -12,6 +12,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future
+from typing import Any
 
 from hearth.engine.action_run import ActionRun
 from hearth.engine.core import EngineCore
@@ -41,6 +42,8 @@ class ActionManager:
         # The state a child stack's run ended in here, for its parent's next poll (read
         # once; a newer run of the stack drops it; the oldest go beyond a bound).
         self._ended: OrderedDict[str, EndedState] = OrderedDict()
+        # Its outputs likewise, for the parent's read of them after that poll.
+        self._ended_outputs: OrderedDict[str, list[Any]] = OrderedDict()
 
     def launch(
         self,
@@ -65,6 +68,7 @@ class ActionManager:
         with self._lock:
             self.running[stack_id] = run
             self._ended.pop(stack_id, None)
+            self._ended_outputs.pop(stack_id, None)
             self._idle.setdefault(stack_id, threading.Event()).clear()
             self._futures[stack_id] = self.core.workers.submit(run.run())
         return run
@@ -115,6 +119,10 @@ class ActionManager:
                 self._ended[stack_id] = run.ended
                 while len(self._ended) > ENDED_KEPT:
                     self._ended.popitem(last=False)
+                if run.ended.outputs is not None:
+                    self._ended_outputs[stack_id] = run.ended.outputs
+                    while len(self._ended_outputs) > ENDED_KEPT:
+                        self._ended_outputs.popitem(last=False)
         if run.owner_id and run.parent_resource:
             # The resource that owns this stack notices at once (not at its next poll), in
             # its stack's run or in a step this engine runs for another engine's run.
@@ -175,6 +183,14 @@ class ActionManager:
     def get(self, stack_id: str) -> ActionRun | None:
         with self._lock:
             return self.running.get(stack_id)
+
+    def take_ended_outputs(self, stack_id: str) -> list[Any] | None:
+        """The outputs a child stack's run just wrote at its end here (once, as
+        ``take_ended``)."""
+        with self._lock:
+            if self.running.get(stack_id) is not None:
+                return None
+            return self._ended_outputs.pop(stack_id, None)
 
     def take_ended(self, stack_id: str) -> EndedState | None:
         """What a child stack's run just wrote at its end here (once); None when this

@@ -9,7 +9,6 @@ values without reading back, in one transaction, what that transaction wrote.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +22,7 @@ from hearth.store import stacks as stack_store
 from hearth.store.crypto import Encryptor
 from hearth.store.db import Database, Session
 from hearth.store.models import Resource as ResourceRow
-from hearth.store.types import json_dumps
+from hearth.store.types import as_stored
 
 
 @dataclass
@@ -57,10 +56,13 @@ def read(db: Database, encryptor: Encryptor | None, stack_id: str) -> LoadedStac
 
 
 def read_in(
-    session: Session, db: Database, encryptor: Encryptor | None, stack_id: str
+    session: Session, db: Database, encryptor: Encryptor | None, stack_id: str,
+    row: Any = None,
 ) -> LoadedStack:
-    """The stack as stored, read in the caller's transaction (which began its action)."""
-    row = stack_store.run_columns(session, stack_id)
+    """The stack as stored, read in the caller's transaction (which began its action);
+    ``row``: its stack row, when the caller read it in that transaction already."""
+    if row is None:
+        row = stack_store.run_columns(session, stack_id)
     if row is None:
         raise HearthError(f"Stack {stack_id} disappeared")
     tmpl, files, env = stack_store.load_template(session, row.raw_template_id, encryptor)
@@ -134,6 +136,6 @@ def fresh(
 
 
 def _as_stored(value: Mapping[str, Any]) -> dict[str, Any]:
-    loaded = json.loads(json_dumps(dict(value)))
+    loaded = as_stored(dict(value))
     assert isinstance(loaded, dict)
     return loaded

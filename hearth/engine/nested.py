@@ -155,6 +155,9 @@ class NestedStackService:
         return None if row is None else _Brief(*row)
 
     def _outputs(self, stack_id: str) -> list[Any]:
+        ended = self.actions.take_ended_outputs(stack_id)
+        if ended is not None:
+            return ended  # its run just ended here: what it wrote, without reading it back
         with self.core.db.session(readonly=True) as session:
             stored = stack_store.stack_outputs(session, stack_id)
         return stored if isinstance(stored, list) else []

@@ -34,9 +34,11 @@ ROLLBACK_AFTER = (states.CREATE, states.UPDATE, states.ADOPT, states.RESTORE)
 
 @dataclass(frozen=True)
 class EndedState:
-    """What a run's end wrote of its stack: (action, status, reason), None once deleted."""
+    """What a run's end wrote of its stack: (action, status, reason), None once deleted;
+    its outputs as stored (as a read gives them back), None when it wrote none."""
 
     state: tuple[str, str, str] | None
+    outputs: list[Any] | None = None
 
 
 @dataclass

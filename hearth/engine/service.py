@@ -436,7 +436,7 @@ class StackService:
             holder = locking.holder_alive(self.core, session, stack_id)
             if holder is None:
                 # Free (or its holder dead): taken, begun and read in this transaction.
-                loaded = self._begin_delete(session, stack_id, name, lock_free=True)
+                loaded = self._begin_delete(session, stack_id, name, lock_free=True, row=row)
         if holder is None:
             self.actions.launch(stack_id, RunSpec(states.DELETE), loaded=loaded)
             return
@@ -460,15 +460,17 @@ class StackService:
         self.actions.launch(stack_id, RunSpec(states.DELETE), loaded=loaded)
 
     def _begin_delete(
-        self, session: Session, stack_id: str, name: str, *, lock_free: bool = False
+        self, session: Session, stack_id: str, name: str, *, lock_free: bool = False,
+        row: StackRow | None = None,
     ) -> LoadedStack:
         """The lock taken (unless held here already), DELETE begun, and the stack as its run
         starts from, all in the caller's transaction (``lock_free``: it read the lock free,
-        or held by a dead engine)."""
+        or held by a dead engine; ``row``: the stack's row, read in it)."""
         if lock_free or lock_store.holder(session, stack_id) != self.core.engine_id:
             locking.acquire(self.core, session, stack_id, name, states.DELETE)
         begin_stack_action(session, stack_id, name, states.DELETE)
-        return loaded_stack.read_in(session, self.core.db, self.core.encryptor, stack_id)
+        # What the run reads of the row (not its action and status) is as looked up.
+        return loaded_stack.read_in(session, self.core.db, self.core.encryptor, stack_id, row)
 
     async def _await_lock_then_delete(self, stack_id: str, name: str) -> None:
         delay = 0.05

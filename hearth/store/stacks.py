@@ -58,13 +58,15 @@ def load_template(
     session: Session, template_id: int, encryptor: Encryptor | None = None
 ) -> tuple[dict[str, Any], dict[str, str], dict[str, Any]]:
     """(template, files, environment) with hidden parameters decrypted."""
-    row = session.get(RawTemplate, template_id)
+    # One query with its files (every nested stack's action reads its template).
+    row = session.execute(
+        select(RawTemplate.template, RawTemplate.environment, RawTemplateFiles.files)
+        .outerjoin(RawTemplateFiles, RawTemplateFiles.id == RawTemplate.files_id)
+        .where(RawTemplate.id == template_id)
+    ).first()
     if row is None:
         raise LookupError(f"raw template {template_id} not found")
-    files: dict[str, str] = {}
-    if row.files_id is not None:
-        files_row = session.get(RawTemplateFiles, row.files_id)
-        files = dict(files_row.files or {}) if files_row is not None else {}
+    files: dict[str, str] = dict(row.files or {})
     env = dict(row.environment or {})
     encrypted = env.get(ENCRYPTED_PARAM_NAMES) or []
     if encrypted and encryptor is not None:

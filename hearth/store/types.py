@@ -29,6 +29,11 @@ def json_dumps(value: Any) -> str:
     return json.dumps(value, default=json_default)
 
 
+def as_stored(value: Any) -> Any:
+    """``value`` as a read of it gives it back once stored (keys strings, tuples lists)."""
+    return json.loads(json_dumps(value))
+
+
 def utcnow() -> datetime:
     """Naive UTC, as every timestamp column stores it."""
     return datetime.now(UTC).replace(tzinfo=None)

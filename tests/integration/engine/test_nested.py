@@ -74,6 +74,20 @@ def test_provider_template_properties_outputs_and_reference(engine: Engine) -> N
     assert len(all_stacks(engine)) == 2
 
 
+def test_a_parent_sees_its_childs_outputs_as_stored(engine: Engine) -> None:
+    # A map with a number key (yaql makes one) is stored (and sent over RPC, in Heat) with
+    # a string key: the parent's attribute has the string key too, also when the child's
+    # run just ended in the parent's engine (its outputs handed over without a read).
+    child = ("heat_template_version: 2016-10-14\noutputs:\n  numbered:\n"
+             "    value: {yaql: {expression: 'dict(1 => one)', data: {}}}\n")
+    tmpl = parent(nested={"type": "child.yaml"})
+    tmpl["outputs"] = {"by_key": {"value": {"get_attr": ["nested", "numbered", "1"]}},
+                       "whole": {"value": {"get_attr": ["nested", "numbered"]}}}
+    ident = engine.create_stack(CTX, "numbered", tmpl, files={"child.yaml": child}, args={})
+    assert wait_state(engine, ident)[:2] == ("CREATE", "COMPLETE")
+    assert outputs(engine, ident) == {"by_key": "one", "whole": {"1": "one"}}
+
+
 def test_update_reaches_the_child_and_delete_removes_it(engine: Engine) -> None:
     tmpl = parent(nested={"type": "child.yaml", "properties": {"length": 5}})
     tmpl["outputs"] = {"value": {"value": {"get_attr": ["nested", "value"]}}}
