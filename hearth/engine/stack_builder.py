@@ -437,7 +437,10 @@ class BoundStack:
         for output in self.definition.outputs.values():
             base.validate(output.value, self.definition)
         _ = self.graph
-        self._validate_children()
+        # As Heat: a tree is checked whole before its root is created or updated, so a
+        # child's own create or update (strict, below the root) checks only its level.
+        if self.depth == 0 or not strict:
+            self._validate_children()
 
     def _resource_types(self) -> dict[str, str]:
         """Every resource's stored type, for plugins that check references to others (an
