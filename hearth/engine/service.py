@@ -12,7 +12,8 @@ import json
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import Any, Protocol, TypeVar
 
 from hearth.common.context import RequestContext
 from hearth.common.errors import (
@@ -78,15 +79,14 @@ class StackService:
         the caller is in: signals of in-instance agents)."""
         stack_id = str(identity.get("stack_id", ""))
         row = stack_store.get_stack(session, stack_id, show_deleted=True, tags=tags)
-        if (
-            row is None
-            or (row.tenant != ctx.project_id and not ctx.is_admin
-                and not (stack_users and row.stack_user_project_id == ctx.project_id))
-            or (identity.get("stack_name") and row.name != identity["stack_name"])
-            or row.deleted_at is not None
-        ):
-            raise EntityNotFound("Stack", str(identity.get("stack_name") or stack_id))
-        return row
+        return _visible(row, ctx, identity, stack_users)
+
+    def _stack_columns(
+        self, session: Session, ctx: RequestContext, identity: Mapping[str, Any]
+    ) -> Any:
+        """``_stack`` as the plain row of the columns an action reads (``run_columns``)."""
+        row = stack_store.run_columns(session, str(identity.get("stack_id", "")))
+        return _visible(row, ctx, identity, False)
 
     def _identity(self, row: StackRow) -> dict[str, str]:
         return Identity(row.tenant or "", row.name, row.id).as_dict()
@@ -431,7 +431,8 @@ class StackService:
 
     def delete_stack(self, ctx: RequestContext, stack_identity: Mapping[str, Any]) -> None:
         with self.core.db.session() as session:
-            row = self._stack(session, ctx, stack_identity, tags=False)
+            # Not the ORM row: a delete of every child stack looks its stack up.
+            row = self._stack_columns(session, ctx, stack_identity)
             stack_id, name = row.id, row.name
             holder = locking.holder_alive(self.core, session, stack_id)
             if holder is None:
@@ -461,7 +462,7 @@ class StackService:
 
     def _begin_delete(
         self, session: Session, stack_id: str, name: str, *, lock_free: bool = False,
-        row: StackRow | None = None,
+        row: Any = None,
     ) -> LoadedStack:
         """The lock taken (unless held here already), DELETE begun, and the stack as its run
         starts from, all in the caller's transaction (``lock_free``: it read the lock free,
@@ -559,3 +560,36 @@ def _adopt_payload(data: Any) -> dict[str, Any]:
     if not isinstance(data, Mapping) or not isinstance(data.get("template"), Mapping):
         raise Invalid("Invalid adopt data: it must be a JSON object with a template")
     return dict(data)
+
+
+
+class _Visible(Protocol):
+    """What a lookup checks of a stack row (an ORM row or a plain one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def tenant(self) -> str | None: ...
+    @property
+    def stack_user_project_id(self) -> str | None: ...
+    @property
+    def deleted_at(self) -> datetime | None: ...
+
+
+_Row = TypeVar("_Row", bound=_Visible)
+
+
+def _visible(row: _Row | None, ctx: RequestContext, identity: Mapping[str, Any],
+             stack_users: bool) -> _Row:
+    """``row`` when it is a live stack of the caller's project (``stack_users``: or whose
+    stack user project the caller is in); EntityNotFound otherwise."""
+    if (
+        row is None
+        or (row.tenant != ctx.project_id and not ctx.is_admin
+            and not (stack_users and row.stack_user_project_id == ctx.project_id))
+        or (identity.get("stack_name") and row.name != identity["stack_name"])
+        or row.deleted_at is not None
+    ):
+        stack_id = str(identity.get("stack_id", ""))
+        raise EntityNotFound("Stack", str(identity.get("stack_name") or stack_id))
+    return row

@@ -53,10 +53,11 @@ def holder(session: Session, stack_id: str, *, for_update: bool = False) -> str 
 def held(session: Session, stack_id: str, engine_id: str) -> bool:
     """Whether ``engine_id`` holds the lock; its row stays locked (shared) until the
     transaction ends, so that a takeover's steal waits for what this transaction writes."""
-    found = session.scalar(
-        select(StackLock.engine_id).where(StackLock.stack_id == stack_id)
+    # A Core statement: twice per action of every stack, and nothing of the ORM's needed.
+    found = session.connection().execute(
+        select(_LOCKS.c.engine_id).where(_LOCKS.c.stack_id == stack_id)
         .with_for_update(read=True)
-    )
+    ).scalar()
     return found == engine_id
 
 
@@ -71,8 +72,9 @@ def steal(session: Session, stack_id: str, old_engine: str | None, new_engine: s
 
 
 def release(session: Session, stack_id: str, engine_id: str) -> bool:
-    result = session.execute(
-        delete(StackLock).where(StackLock.stack_id == stack_id, StackLock.engine_id == engine_id)
+    session.flush()  # (a message taken through the ORM is written before its row goes)
+    result = session.connection().execute(
+        delete(_LOCKS).where(_LOCKS.c.stack_id == stack_id, _LOCKS.c.engine_id == engine_id)
     )
     return bool(getattr(result, "rowcount", 0))
 
