@@ -12,7 +12,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, TypeVar
 
 from hearth.engine.action_run import ActionRun
 from hearth.engine.core import EngineCore
@@ -21,6 +21,8 @@ from hearth.engine.run_spec import EndedState, RunSpec
 
 # Ended child stack states kept for their parents' polls (each is read once).
 ENDED_KEPT = 4096
+
+T = TypeVar("T")
 
 
 class ActionManager:
@@ -116,13 +118,9 @@ class ActionManager:
                 self._futures.pop(stack_id, None)
             parent = self.running.get(run.owner_id) if run.owner_id else None
             if run.owner_id and run.ended is not None and run.next_spec is None:
-                self._ended[stack_id] = run.ended
-                while len(self._ended) > ENDED_KEPT:
-                    self._ended.popitem(last=False)
+                _keep(self._ended, stack_id, run.ended)
                 if run.ended.outputs is not None:
-                    self._ended_outputs[stack_id] = run.ended.outputs
-                    while len(self._ended_outputs) > ENDED_KEPT:
-                        self._ended_outputs.popitem(last=False)
+                    _keep(self._ended_outputs, stack_id, run.ended.outputs)
         if run.owner_id and run.parent_resource:
             # The resource that owns this stack notices at once (not at its next poll), in
             # its stack's run or in a step this engine runs for another engine's run.
@@ -199,3 +197,10 @@ class ActionManager:
             if self.running.get(stack_id) is not None:
                 return None
             return self._ended.pop(stack_id, None)
+
+
+def _keep(kept: OrderedDict[str, T], stack_id: str, value: T) -> None:
+    """Keep ``value`` for a parent's next read, dropping the oldest beyond ``ENDED_KEPT``."""
+    kept[stack_id] = value
+    while len(kept) > ENDED_KEPT:
+        kept.popitem(last=False)

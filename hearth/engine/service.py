@@ -73,12 +73,12 @@ class StackService:
 
     def _stack(
         self, session: Session, ctx: RequestContext, identity: Mapping[str, Any],
-        *, stack_users: bool = False, tags: bool = True,
+        *, stack_users: bool = False,
     ) -> StackRow:
         """A live stack of the caller's project (``stack_users``: or whose stack user project
         the caller is in: signals of in-instance agents)."""
         stack_id = str(identity.get("stack_id", ""))
-        row = stack_store.get_stack(session, stack_id, show_deleted=True, tags=tags)
+        row = stack_store.get_stack(session, stack_id, show_deleted=True)
         return _visible(row, ctx, identity, stack_users)
 
     def _stack_columns(

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Table, delete, false, func, insert, not_, or_, select, update
-from sqlalchemy.orm import Session, lazyload
+from sqlalchemy.orm import Session
 
 from hearth.store.crypto import Encryptor
 from hearth.store.models import RawTemplate, RawTemplateFiles, Resource, Stack, StackTag
@@ -128,12 +128,9 @@ def create_stack(session: Session, tags: Sequence[str] = (), **fields: Any) -> S
     return row
 
 
-def get_stack(
-    session: Session, stack_id: str, *, show_deleted: bool = True, tags: bool = True
-) -> Stack | None:
-    """The stack's ORM row; ``tags=False`` leaves its tags unread until asked for in the
-    session (a query less)."""
-    row = session.get(Stack, stack_id, options=() if tags else (lazyload(Stack.tags),))
+def get_stack(session: Session, stack_id: str, *, show_deleted: bool = True) -> Stack | None:
+    """The stack's ORM row."""
+    row = session.get(Stack, stack_id)
     if row is None or (row.deleted_at is not None and not show_deleted):
         return None
     return row
