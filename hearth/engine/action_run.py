@@ -256,8 +256,11 @@ class ActionRun(StepDriver):
             # Resources never created stored no requirements: the template's order holds
             # for them (a check stops before what depends on a failure).
             for name, deps in self.bound.graph.items():
-                if ("u", name) in nodes:
-                    nodes[("u", name)] |= {("u", d) for d in deps if ("u", d) in nodes}
+                node = traversal.ResourceNode(name)
+                if node in nodes:
+                    nodes[node] |= {
+                        dep for dep in map(traversal.ResourceNode, deps) if dep in nodes
+                    }
             return nodes
         kept = {name: self.current[name] for name in self.bound.resources if name in self.current}
         leftovers = [
@@ -267,15 +270,15 @@ class ActionRun(StepDriver):
         return traversal.update(self.bound.graph, kept, leftovers)
 
     def _known_record(self, node: traversal.Node) -> ResourceRecord | None:
-        kind, key = node
-        return self.rows.get(key) if kind == "c" else self.current.get(key)
+        if isinstance(node, traversal.RowNode):
+            return self.rows.get(node.row_id)
+        return self.current.get(node.name)
 
     def _record_for(self, node: traversal.Node) -> ResourceRecord:
-        kind, key = node
-        if kind == "c":
-            return self.rows[key]
-        found = self.current.get(key)
-        return found if found is not None else self._new_row(key)
+        if isinstance(node, traversal.RowNode):
+            return self.rows[node.row_id]
+        found = self.current.get(node.name)
+        return found if found is not None else self._new_row(node.name)
 
     def _new_row(self, name: str, rtype: str | None = None, **extra: Any) -> ResourceRecord:
         """A new INIT row for ``name``, current from now on."""
@@ -303,7 +306,7 @@ class ActionRun(StepDriver):
         return record
 
     def _node_action(self, node: traversal.Node) -> str:
-        if node[0] == "c":
+        if isinstance(node, traversal.RowNode):
             return states.DELETE
         return self.resource_action
 

@@ -50,7 +50,8 @@ class StepDriver(RunControl):
             step = await self._call(task, self._start, task)
             step = await self._drive(task, step)
             step = await self._call(task, task.finish)
-            if step.hook is None and (node[0] == "u" or self.spec.action == states.DELETE):
+            releases = isinstance(node, traversal.ResourceNode) or self.spec.action == states.DELETE
+            if step.hook is None and releases:
                 # What depends on it may start now: the journal commits its writes after
                 # these, and any handler of theirs waits for that.
                 self.settle_and_release(node, task)
@@ -79,7 +80,7 @@ class StepDriver(RunControl):
             reason = await self._closing(self._fail(task, exc))
             raise ResourceActionFailed(task.name, task.action, reason) from exc
         self._settle(node, task)
-        if node[0] == "c" and self.spec.action != states.DELETE:
+        if isinstance(node, traversal.RowNode) and self.spec.action != states.DELETE:
             await workers.call(self._forget_row, task.record)
 
     def why_cancelled(self) -> str:
@@ -93,7 +94,7 @@ class StepDriver(RunControl):
 
     def _settle(self, node: traversal.Node, task: ResourceTask) -> None:
         """What dependants read of a finished resource: its record and its values."""
-        if node[0] == "u":
+        if isinstance(node, traversal.ResourceNode):
             self.current[task.name] = task.record
             self.bound.nodes[task.name] = task.node_data()
 

@@ -11,14 +11,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from hearth.engine.traversal import Node
+from hearth.engine.traversal import Node, node_from_json, node_to_json
 
 
 @dataclass(frozen=True)
 class StepUnit:
     stack_id: str
     traversal_id: str
-    # The graph node: ("u", name) for a resource of the template, ("c", row id) otherwise.
+    # A resource of the template, or a row to clean up.
     node: Node
     resource_id: int
     # The resource action the step runs (CREATE, DELETE, ...).
@@ -31,16 +31,15 @@ class StepUnit:
     def to_json(self) -> dict[str, Any]:
         return {
             "stack_id": self.stack_id, "traversal_id": self.traversal_id,
-            "node": [self.node[0], self.node[1]], "resource_id": self.resource_id,
+            "node": node_to_json(self.node), "resource_id": self.resource_id,
             "action": self.action, "coordinator": self.coordinator, "priority": self.priority,
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> StepUnit:
-        kind, key = data["node"]
         return cls(
             stack_id=str(data["stack_id"]), traversal_id=str(data["traversal_id"]),
-            node=(str(kind), int(key) if kind == "c" else str(key)),
+            node=node_from_json(data["node"]),
             resource_id=int(data["resource_id"]), action=str(data["action"]),
             coordinator=str(data["coordinator"]), priority=int(data.get("priority") or 0),
         )

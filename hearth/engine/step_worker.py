@@ -33,6 +33,7 @@ from hearth.engine.step_units import (
     reported_from_json,
     units_from_json,
 )
+from hearth.engine.traversal import ResourceNode
 from hearth.store import batch, step_claims
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
@@ -249,15 +250,15 @@ class StepWorker:
 def _refresh(run: ActionRun, unit: StepUnit, record: ResourceRecord) -> None:
     """The unit's row as claimed, and those of what it depends on as stored now, in the
     copy."""
-    kind, key = unit.node
-    needs = sorted(run.bound.graph.get(key, set())) if kind == "u" and isinstance(key, str) else []
+    node = unit.node
+    needs = sorted(run.bound.graph.get(node.name, set())) if isinstance(node, ResourceNode) else []
     found = []
     if needs:
         with run.core.db.session(readonly=True) as session:
             found = [ResourceRecord.from_row(row) for row in
                      resource_store.current_by_names(session, run.stack_id, needs)]
     run.rows[record.id] = record
-    if kind == "u":
+    if isinstance(node, ResourceNode):
         run.current[record.name] = record
     for dep in found:
         run.rows[dep.id] = dep

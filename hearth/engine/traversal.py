@@ -1,38 +1,56 @@
 """The graph of one stack action: which units of work there are and what each waits for.
 
-A node is ``("u", name)``, bringing the resource ``name`` to the action's target state, or
-``("c", row_id)``, cleaning up (deleting) one resource row. The graph is stored with the stack
-(``current_deps``) so that another engine can continue the action.
+A node is a ``ResourceNode``, bringing a resource of the template to the action's target
+state, or a ``RowNode``, cleaning up (deleting) one stored resource row. The graph is stored
+with the stack (``current_deps``) so that another engine can continue the action; there a node
+is ``["u", name]`` or ``["c", row_id]``, the form every engine version reads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from hearth.engine import states
 from hearth.engine.records import ResourceRecord
 
-Node = tuple[str, Any]
+
+# Tuples, not dataclasses: a large action's graph hashes and compares its nodes constantly,
+# and a tuple does that in C (a name is a str and a row id an int: the two never compare equal).
+class ResourceNode(NamedTuple):
+    """Bring the template's resource ``name`` to the action's target state."""
+
+    name: str
+
+
+class RowNode(NamedTuple):
+    """Clean up (delete) the stored resource row ``row_id``."""
+
+    row_id: int
+
+
+Node = ResourceNode | RowNode
 
 
 def forward(graph: Mapping[str, Iterable[str]]) -> dict[Node, set[Node]]:
     """Create, adopt, resume, check, snapshot: a resource after what it needs."""
-    return {("u", name): {("u", dep) for dep in deps} for name, deps in graph.items()}
+    return {
+        ResourceNode(name): {ResourceNode(dep) for dep in deps} for name, deps in graph.items()
+    }
 
 
-def reverse_rows(records: Iterable[ResourceRecord], kind: str = "c") -> dict[Node, set[Node]]:
+def reverse_rows(records: Iterable[ResourceRecord]) -> dict[Node, set[Node]]:
     """Delete, suspend: a resource before what it needs (from each row's stored requires),
     and a replacement before the row it replaced."""
     rows = list(records)
-    ids = {r.id for r in rows}
-    out: dict[Node, set[Node]] = {(kind, r.id): set() for r in rows}
+    nodes = {r.id: RowNode(r.id) for r in rows}
+    out: dict[Node, set[Node]] = {node: set() for node in nodes.values()}
     for row in rows:
         for req in row.requires:
-            if req in ids and req != row.id:
-                out[(kind, req)].add((kind, row.id))
-        if row.replaces in ids and row.replaces != row.id:
-            out[(kind, row.replaces)].add((kind, row.id))
+            if req in nodes and req != row.id:
+                out[nodes[req]].add(nodes[row.id])
+        if row.replaces in nodes and row.replaces != row.id:
+            out[nodes[row.replaces]].add(nodes[row.id])
     return out
 
 
@@ -41,7 +59,9 @@ def stored_forward(records: Iterable[ResourceRecord]) -> dict[Node, set[Node]]:
     rows = list(records)
     by_id = {r.id: r for r in rows}
     return {
-        ("u", r.name): {("u", by_id[q].name) for q in r.requires if q in by_id and q != r.id}
+        ResourceNode(r.name): {
+            ResourceNode(by_id[q].name) for q in r.requires if q in by_id and q != r.id
+        }
         for r in rows
     }
 
@@ -64,34 +84,42 @@ def update(
     nodes.update(reverse_rows(old_rows))
     old_ids = {r.id for r in old_rows}
     for name, record in current.items():
-        if ("u", name) not in nodes:
+        node = ResourceNode(name)
+        if node not in nodes:
             continue
         for req in (*record.requires, record.replaces):
             if req in old_ids:
-                nodes[("c", req)].add(("u", name))
+                nodes[RowNode(req)].add(node)
     return nodes
 
 
+def node_to_json(node: Node) -> list[Any]:
+    return ["u", node.name] if isinstance(node, ResourceNode) else ["c", node.row_id]
+
+
+def node_from_json(data: Any) -> Node:
+    kind, key = data
+    if kind == "u":
+        return ResourceNode(str(key))
+    if kind == "c":
+        return RowNode(int(key))
+    raise ValueError(f"unknown graph node kind {kind!r}")
+
+
 def to_json(nodes: Mapping[Node, Iterable[Node]]) -> list[list[Any]]:
-    return [[list(node), [list(r) for r in reqs]] for node, reqs in nodes.items()]
-
-
-def from_json(data: Iterable[Any]) -> dict[Node, set[Node]]:
-    out: dict[Node, set[Node]] = {}
-    for node, reqs in data:
-        out[(node[0], node[1])] = {(r[0], r[1]) for r in reqs}
-    return out
+    return [[node_to_json(node), [node_to_json(r) for r in reqs]] for node, reqs in nodes.items()]
 
 
 def named(
     nodes: dict[Node, set[Node]], rows: list[ResourceRecord]
 ) -> dict[Node, set[Node]]:
-    """Row-keyed nodes as name-keyed ``u`` nodes (suspend works on current resources)."""
+    """Row nodes as the resource nodes of those rows (suspend works on current resources)."""
     names = {r.id: r.name for r in rows}
-    return {
-        ("u", names[key]): {("u", names[r[1]]) for r in reqs}
-        for (_, key), reqs in nodes.items()
-    }
+
+    def by_name(node: Node) -> ResourceNode:
+        return ResourceNode(names[node.row_id]) if isinstance(node, RowNode) else node
+
+    return {by_name(node): {by_name(r) for r in reqs} for node, reqs in nodes.items()}
 
 
 def done_before(
@@ -102,15 +130,14 @@ def done_before(
     target: str,
 ) -> set[Node]:
     """Nodes a previous engine finished in this traversal (an action continued)."""
-    done = set()
+    done: set[Node] = set()
     for node in nodes:
-        kind, key = node
-        if kind == "c":
-            record = rows.get(key)
-            if record is None or record.state == (states.DELETE, states.COMPLETE):
+        if isinstance(node, RowNode):
+            row = rows.get(node.row_id)
+            if row is None or row.state == (states.DELETE, states.COMPLETE):
                 done.add(node)
         else:
-            record = current.get(key)
+            record = current.get(node.name)
             if (
                 record is not None
                 and record.traversal_id == traversal_id

@@ -3,7 +3,7 @@ longest chain of nodes waiting on it is), which orders requests to a busy servic
 
 from __future__ import annotations
 
-from hearth.engine.traversal import chain_lengths, forward
+from hearth.engine.traversal import ResourceNode, RowNode, chain_lengths, forward
 
 
 def test_the_longest_chain_after_each_resource() -> None:
@@ -12,7 +12,8 @@ def test_the_longest_chain_after_each_resource() -> None:
         "attachment": ["server", "volume"], "volume": [], "port": ["subnet"],
         "router": [], "interface": ["router", "subnet"], "fip": ["interface", "port"],
     })
-    lengths = {name: n for (_, name), n in chain_lengths(nodes).items()}
+    lengths = {node.name: n for node, n in chain_lengths(nodes).items()
+               if isinstance(node, ResourceNode)}
     assert lengths == {
         "net": 4, "subnet": 3, "server_port": 2, "server": 1, "attachment": 0, "volume": 1,
         "port": 1, "router": 2, "interface": 1, "fip": 0,
@@ -21,5 +22,5 @@ def test_the_longest_chain_after_each_resource() -> None:
 
 def test_requirements_outside_the_graph_are_ignored() -> None:
     # An update's graph may name rows that are not nodes of this action.
-    nodes = {("u", "a"): {("c", 7)}, ("u", "b"): {("u", "a")}}
-    assert chain_lengths(nodes) == {("u", "a"): 1, ("u", "b"): 0}
+    a, b = ResourceNode("a"), ResourceNode("b")
+    assert chain_lengths({a: {RowNode(7)}, b: {a}}) == {a: 1, b: 0}
