@@ -177,9 +177,9 @@ def _step_servers(
     and takes theirs."""
     if not conf.spread_steps:
         return []
-    from hearth.engine.remote_steps import RemoteSteps
-    from hearth.engine.step_units import WireTransport
-    from hearth.engine.step_worker import StepInbox, StepWorker
+    from hearth.engine.cluster.remote_steps import RemoteSteps
+    from hearth.engine.cluster.step_units import WireTransport
+    from hearth.engine.cluster.step_worker import StepInbox, StepWorker
     from hearth.rpc import step_bus
 
     topic = step_bus.steps_topic(conf.engine_topic)

@@ -18,11 +18,11 @@ from hearth.clients.settings import ClientSettings
 from hearth.common import metrics
 from hearth.common.config import EngineLimits, api_public_url, cfn_public_url
 from hearth.common.policy import Policy
-from hearth.engine.cloud_access import StackClouds
-from hearth.engine.journal import Journal
-from hearth.engine.messages import MessageBoard
+from hearth.engine.plugin_access.cloud_access import StackClouds
 from hearth.engine.requests import StackRequest
-from hearth.engine.service_slots import ServiceSlots
+from hearth.engine.running.journal import Journal
+from hearth.engine.running.messages import MessageBoard
+from hearth.engine.running.service_slots import ServiceSlots
 from hearth.engine.template_sandbox import Budgets, TemplateSandbox
 from hearth.resources.registry import PluginRegistry
 from hearth.store.crypto import Encryptor
@@ -31,10 +31,10 @@ from hearth.template.context import Limits
 from hearth.template.environment import Environment
 
 if TYPE_CHECKING:
-    from hearth.engine.action_run import ActionRun
-    from hearth.engine.nested import NestedStackService
-    from hearth.engine.remote_steps import RemoteSteps
-    from hearth.engine.software import SoftwareService
+    from hearth.engine.cluster.remote_steps import RemoteSteps
+    from hearth.engine.running.action_run import ActionRun
+    from hearth.engine.services.nested import NestedStackService
+    from hearth.engine.services.software import SoftwareService
 
 T = TypeVar("T")
 

@@ -18,17 +18,17 @@ from hearth.common.config import database_url
 from hearth.common.context import RequestContext
 from hearth.common.errors import DatabaseUnavailable, EntityNotFound, HearthError
 from hearth.common.policy import Policy
-from hearth.engine.actions import ActionManager
+from hearth.engine.cluster.liveness import Liveness
 from hearth.engine.core import EngineCore, EngineSettings
-from hearth.engine.liveness import Liveness
-from hearth.engine.nested import NestedStackService
-from hearth.engine.previews import Previews
-from hearth.engine.reader import StackReader
+from hearth.engine.reading.reader import StackReader
 from hearth.engine.requests import StackRequest
-from hearth.engine.service import StackService
-from hearth.engine.signals import ResourceSignals
-from hearth.engine.software import SoftwareService
-from hearth.engine.stack_data import StackData
+from hearth.engine.running.actions import ActionManager
+from hearth.engine.services.nested import NestedStackService
+from hearth.engine.services.previews import Previews
+from hearth.engine.services.signals import ResourceSignals
+from hearth.engine.services.software import SoftwareService
+from hearth.engine.services.stack_data import StackData
+from hearth.engine.services.stacks import StackService
 from hearth.resources.registry import PluginRegistry
 from hearth.rpc.protocol import engine_methods
 from hearth.store import key_check

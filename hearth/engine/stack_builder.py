@@ -20,7 +20,7 @@ from hearth.common.errors import (
     StackValidationFailed,
     UserParameterMissing,
 )
-from hearth.engine.resource_view import ALL_ATTRIBUTES, NodeData, StoredResources
+from hearth.engine.running.resource_view import ALL_ATTRIBUTES, NodeData, StoredResources
 from hearth.resources.dependencies import (
     ResourceShape,
     has_implicit_dependencies,
@@ -49,7 +49,7 @@ from hearth.template.template import Template
 from hearth.template.validate import CheckedValues, parameter_types
 
 if TYPE_CHECKING:
-    from hearth.engine.cloud_access import CloudValidation
+    from hearth.engine.plugin_access.cloud_access import CloudValidation
     from hearth.resources.base import Resource
     from hearth.resources.registry import PluginRegistry
 

@@ -136,7 +136,7 @@ def get_stack(session: Session, stack_id: str, *, show_deleted: bool = True) -> 
     return row
 
 
-# What an action reads of its stack's row (``hearth.engine.loaded_stack``).
+# What an action reads of its stack's row (``hearth.engine.running.loaded_stack``).
 _RUN_COLUMNS = select(
     Stack.id, Stack.name, Stack.tenant, Stack.username, Stack.nested_depth, Stack.root_stack_id,
     Stack.owner_id, Stack.parent_resource_name, Stack.disable_rollback, Stack.timeout,

@@ -3,7 +3,7 @@ longest chain of nodes waiting on it is), which orders requests to a busy servic
 
 from __future__ import annotations
 
-from hearth.engine.traversal import ResourceNode, RowNode, chain_lengths, forward
+from hearth.engine.running.traversal import ResourceNode, RowNode, chain_lengths, forward
 
 
 def test_the_longest_chain_after_each_resource() -> None:

@@ -23,7 +23,7 @@ from hearth.common.metrics_server import (
     serve_metrics,
     start_engine_metrics,
 )
-from hearth.engine.service_slots import ServiceSlots
+from hearth.engine.running.service_slots import ServiceSlots
 
 
 def scraped(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:

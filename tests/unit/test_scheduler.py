@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Mapping
 
 import pytest
 
-from hearth.engine.scheduler import GraphResult, GraphRunner, StopReason, StopSignal
+from hearth.engine.running.scheduler import GraphResult, GraphRunner, StopReason, StopSignal
 
 
 def run(
@@ -128,7 +128,7 @@ def test_an_unknown_requirement_is_refused() -> None:
 
 
 def test_each_node_that_ran_is_observed_once_with_its_outcome() -> None:
-    from hearth.engine.scheduler import NotStarted
+    from hearth.engine.running.scheduler import NotStarted
 
     seen: list[tuple[str, str]] = []
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from hearth.engine.service_slots import ServiceSlots
+from hearth.engine.running.service_slots import ServiceSlots
 
 
 def test_waiting_steps_take_slots_by_priority_then_arrival() -> None:

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from hearth.common.errors import NotSupported
-from hearth.engine import peer_requests
 from hearth.engine.engine import Engine
-from hearth.engine.signals import SignalFailed
+from hearth.engine.plugin_access import peer_requests
+from hearth.engine.services.signals import SignalFailed
 from tests.integration.engine.conftest import CTX, events, resources, stack_row, wait_state
 
 SHORT_NAME = re.compile(r"^[a-z2-7]{12}$")

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from hearth.common.context import RequestContext
 from hearth.common.errors import Forbidden, StackValidationFailed
 from hearth.engine.engine import Engine
-from hearth.engine.plugin_context import EngineResourceContext
+from hearth.engine.plugin_access.plugin_context import EngineResourceContext
 from hearth.store.models import ResourceData
 from tests.integration.engine.conftest import CTX, events, resources, stack_row, wait_state
 from tests.integration.engine.test_lifecycle import create

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hearth.engine import loaded_stack
 from hearth.engine.engine import Engine
-from hearth.engine.loaded_stack import LoadedStack
+from hearth.engine.running import loaded_stack
+from hearth.engine.running.loaded_stack import LoadedStack
 from tests.integration.engine.conftest import CTX, wait_state
 
 CHILD = {

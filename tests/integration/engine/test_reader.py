@@ -20,8 +20,8 @@ from hearth.common.errors import (
     ResourceNotFound,
     SnapshotNotFound,
 )
-from hearth.engine.formatting import isotime
-from hearth.engine.reader import StackReader
+from hearth.engine.reading.formatting import isotime
+from hearth.engine.reading.reader import StackReader
 from hearth.store import batch
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store

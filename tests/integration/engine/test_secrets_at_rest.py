@@ -11,7 +11,7 @@ from sqlalchemy import MetaData, create_engine, select
 
 from hearth.common.errors import Invalid
 from hearth.engine.engine import Engine
-from hearth.engine.payload_secrets import adopt_parameters, open_resources, seal_payload
+from hearth.engine.services.payload_secrets import adopt_parameters, open_resources, seal_payload
 from hearth.store.crypto import Encryptor
 from tests.integration.engine.conftest import CTX, resources, stack_row, wait_state
 from tests.integration.engine.test_lifecycle import create, template

@@ -18,7 +18,7 @@ from hearth.common.errors import (
     NotFound,
     RequestLimitExceeded,
 )
-from hearth.engine.software import PlainValueError, SoftwareService
+from hearth.engine.services.software import PlainValueError, SoftwareService
 from hearth.store.db import Database
 from hearth.store.migrate import ensure_schema
 from hearth.store.models import SoftwareConfig

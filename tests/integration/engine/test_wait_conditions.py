@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from hearth.engine.engine import Engine
-from hearth.engine.signals import SignalFailed, SignalTokenInvalid
+from hearth.engine.services.signals import SignalFailed, SignalTokenInvalid
 from hearth.store.models import ResourceData
 from tests.integration.engine.conftest import CTX, events, resources, stack_row, wait_state
 from tests.integration.engine.test_lifecycle import create, template

@@ -25,7 +25,7 @@ from keystoneauth1.identity import v3
 
 from hearth.cli.serve import RunningServer, serving
 from hearth.clients.stack_domain import project_name
-from hearth.engine.stack_users import EngineStackUsers
+from hearth.engine.plugin_access.stack_users import EngineStackUsers
 from tests.integration.api.keystone_fixtures import (  # noqa: F401 (fixtures used by name)
     DEMO,
     KEYSTONE_URL,

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import event, func, select
 from sqlalchemy.exc import IntegrityError
 
-from hearth.engine.journal import Journal
+from hearth.engine.running.journal import Journal
 from hearth.store import batch
 from hearth.store.db import Database
 from hearth.store.models import Event

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from hearth.common.errors import HearthError, StackValidationFailed
-from hearth.engine.update_plan import plan_resource
+from hearth.engine.running.update_plan import plan_resource
 from hearth.resources.base import Resource
 from hearth.resources.builtin import resource_mapping
 from hearth.resources.builtin.wait_condition import (

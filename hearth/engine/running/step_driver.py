@@ -1,0 +1,206 @@
+"""Driving one resource's steps to their end: the step body an ``ActionRun`` runs for its own
+graph and for another engine's run (``step_worker``), with its thread, service slot and
+priority, its polling, hooks, commits and last writes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+from hearth.clients.requests_in_flight import step_priority
+from hearth.engine import states
+from hearth.engine.running import traversal
+from hearth.engine.running.records import ResourceRecord
+from hearth.engine.running.resource_task import ResourceTask
+from hearth.engine.running.run_control import RunControl
+from hearth.engine.running.run_spec import RunSpec
+from hearth.engine.running.scheduler import GraphRunner, NotStarted, StopReason
+from hearth.engine.running.step_outcomes import ResourceActionFailed, Step
+from hearth.engine.stack_builder import BoundStack
+from hearth.store import batch
+from hearth.store import resources as resource_store
+from hearth.store.outage import is_database_outage
+
+# Polling of check_*_complete: quick at first, then backing off.
+POLL_FIRST = 0.02
+POLL_MAX = 1.0
+HOOK_POLL_MAX = 2.0
+
+T = TypeVar("T")
+
+
+class StepDriver(RunControl):
+    """Part of ``ActionRun``: how it runs one task's steps."""
+
+    spec: RunSpec
+    bound: BoundStack
+    rows: dict[int, ResourceRecord]
+    current: dict[str, ResourceRecord]
+    runner: GraphRunner[traversal.Node] | None
+    _fence: batch.LockHeld
+    _closings: set[asyncio.Future[Any]]
+
+    async def execute(self, node: traversal.Node, task: ResourceTask) -> None:
+        """Run ``task``'s steps here to the end: its writes committed, what depends on it
+        released (by the graph runner, when this run has one)."""
+        workers = self.core.workers
+        step = Step()
+        try:
+            step = await self._call(task, self._start, task)
+            step = await self._drive(task, step)
+            step = await self._call(task, task.finish)
+            releases = isinstance(node, traversal.ResourceNode) or self.spec.action == states.DELETE
+            if step.hook is None and releases:
+                # What depends on it may start now: the journal commits its writes after
+                # these, and any handler of theirs waits for that.
+                self.settle_and_release(node, task)
+            await self._commit(task)
+            if step.hook is not None:
+                await self._wait_hook(task, step.hook)
+        except NotStarted:
+            raise
+        except batch.LockLost:
+            self._lose_lock()
+            raise
+        except asyncio.CancelledError:
+            if self.core.handing_over or self.left_off:
+                # The engine stops, or another one took over: the resource stays
+                # IN_PROGRESS for the next one.
+                raise
+            why = task.cancel_why or self.why_cancelled()
+            with contextlib.suppress(Exception):
+                await self._closing(self._abort(task, step.cookie, why))
+            raise
+        except Exception as exc:
+            if is_database_outage(exc) or self.database_lost:
+                # Not the resource's failure: the run is carried on once the database is back.
+                self._lose_database(exc)
+                raise
+            reason = await self._closing(self._fail(task, exc))
+            raise ResourceActionFailed(task.name, task.action, reason) from exc
+        self._settle(node, task)
+        if isinstance(node, traversal.RowNode) and self.spec.action != states.DELETE:
+            await workers.call(self._forget_row, task.record)
+
+    def why_cancelled(self) -> str:
+        timed_out = self.runner is not None and self.runner.result.stop is StopReason.TIMEOUT
+        return self.stop.message or ("timed out" if timed_out else "cancelled")
+
+    def settle_and_release(self, node: traversal.Node, task: ResourceTask) -> None:
+        self._settle(node, task)
+        if self.runner is not None:
+            self.runner.release(node)
+
+    def _settle(self, node: traversal.Node, task: ResourceTask) -> None:
+        """What dependants read of a finished resource: its record and its values."""
+        if isinstance(node, traversal.ResourceNode):
+            self.current[task.name] = task.record
+            self.bound.nodes[task.name] = task.node_data()
+
+    async def _call(self, task: ResourceTask, fn: Callable[..., T], *args: Any) -> T:
+        """One step of ``task``: on the loop or in a worker (see ``_runs_inline``); a step of
+        a type of another service waits for one of that service's slots first, on the loop,
+        so a slow service holds at most its share of the worker threads."""
+        if task.inline:
+            return fn(*args)
+        workers = self.core.workers
+        run = workers.wait if task.waits else workers.call
+        if task.service is None:
+            return await run(fn, *args)
+        async with self.core.service_slots(task.service).held(task.priority):
+            return await run(self._prioritised, task.priority, fn, *args)
+
+    @staticmethod
+    def _prioritised(priority: int, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` whose requests to its service wait as the step's place on the
+        critical path says (``hearth.clients.requests_in_flight``)."""
+        with step_priority(priority):
+            return fn(*args)
+
+    async def _commit(self, task: ResourceTask) -> None:
+        writes = task.take_writes()
+        if writes:
+            await self.core.journal.commit([*writes, self._fence])
+
+    async def _abort(self, task: ResourceTask, cookie: Any, why: str) -> None:
+        await self._call(task, task.abort, cookie, why)
+        await self._commit(task)
+
+    async def _fail(self, task: ResourceTask, exc: Exception) -> str:
+        reason = await self._call(task, task.fail, exc)
+        await self._commit(task)  # with what the step that raised had written
+        return reason
+
+    async def _closing(self, work: Coroutine[Any, Any, T]) -> T:
+        """The last writes of a resource, shielded: a cancel of its task (the graph stopping)
+        does not lose them, and the stack's final state waits for them (see ``_run``)."""
+        future = asyncio.ensure_future(work)
+        self._closings.add(future)
+        return await asyncio.shield(future)
+
+    def _start(self, task: ResourceTask) -> Step:
+        # Checked in the worker, when the step really begins: work queued behind a failure
+        # never starts.
+        if self.runner.stopping if self.runner is not None else self.stop.requested:
+            raise NotStarted(task.name)
+        return task.start()
+
+    async def _drive(self, task: ResourceTask, step: Step) -> Step:
+        """Poll with backoff until the handler's work is complete (hooks waited for)."""
+        delay = POLL_FIRST
+        while True:
+            if step.then is not None:
+                # The handler waits for IN_PROGRESS to be on disk, unless it cannot touch
+                # anything outside the database (a loop-run type).
+                if not task.inline:
+                    await self._commit(task)
+                step = await self._call(task, step.then)
+                continue
+            if step.done and step.hook is None:
+                # The final state follows at once and is committed with what is left.
+                return step
+            await self._commit(task)
+            if step.hook is not None:
+                await self._wait_hook(task, step.hook)
+                step = await self._call(task, task.after_hook)
+                continue
+            wake = self.poll_events.setdefault(task.name, asyncio.Event())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    wake.wait(), step.delay if step.delay is not None else delay
+                )
+            if self.hands_over(task):
+                raise NotStarted(task.name)  # the newer update takes it from here
+            delay = min(delay * 2, POLL_MAX)
+            # Cleared before the poll: a wake-up during the poll is not lost.
+            wake.clear()
+            step = await self._call(task, task.poll, step.cookie)
+
+    async def _wait_hook(self, task: ResourceTask, hook: str) -> None:
+        event = self.hook_events.setdefault(task.name, asyncio.Event())
+        delay = POLL_FIRST
+        while await self.core.workers.call(task.hook_pending, hook):
+            if self.superseded:
+                raise NotStarted(task.name)  # the newer update pauses it again
+            event.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), delay)
+            delay = min(delay * 2, HOOK_POLL_MAX)
+
+    def wake_poll(self, name: str) -> None:
+        """Poll resource ``name`` now rather than after its backoff (loop thread only)."""
+        event = self.poll_events.get(name)
+        if event is not None:
+            event.set()
+
+    def wake_hook(self, name: str) -> None:
+        event = self.hook_events.get(name)
+        if event is not None:
+            event.set()
+
+    def _forget_row(self, record: ResourceRecord) -> None:
+        with self.core.db.session() as session:
+            resource_store.remove(session, [record.id])
+        self.rows.pop(record.id, None)
