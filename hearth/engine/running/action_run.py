@@ -136,6 +136,7 @@ class ActionRun(StepDriver):
         self.template_id = loaded.template_id
         self.prev_template_id = loaded.prev_template_id
         self.loaded_traversal = loaded.traversal_id
+        self.traversal_stored = loaded.traversal_stored
         self.data = loaded.data
         self.properties = loaded.properties
         # Every row of the stack by id (replaced and removed ones too).
@@ -389,9 +390,13 @@ class ActionRun(StepDriver):
 
     async def _prepare(self) -> dict[traversal.Node, set[traversal.Node]]:
         nodes = await self.core.workers.call(self.graph)
+        if self.traversal_stored:
+            # Stored with the stack a moment ago (a create): a newer update since then is
+            # told to this run (``supersede``), and the run's end sees it in any case.
+            return nodes
         # On disk before any resource starts (another engine resumes from it), unless a newer
         # update owns the stack by now: then nothing starts here.
-        deps = {"spec": self.spec.to_json(), "nodes": traversal.to_json(nodes)}
+        deps = traversal.stored_form(self.spec.to_json(), nodes)
         if not await self.core.workers.call(supersede.take_traversal, self, deps):
             self.superseded = True
             return {}

@@ -47,6 +47,9 @@ class LoadedStack:
     facade: Callable[[str], Any] | None
     data: StoredData
     properties: StoredProperties
+    # The run's traversal and graph were stored with the stack (a create stored a moment
+    # ago): the run has nothing to claim when it starts.
+    traversal_stored: bool = False
 
 
 def read(db: Database, encryptor: Encryptor | None, stack_id: str) -> LoadedStack:
@@ -104,8 +107,9 @@ def fresh(
     rows: Sequence[ResourceRow],
     facade: Callable[[str], Any] | None,
 ) -> LoadedStack:
-    """A stack stored a moment ago: ``fields`` are its row's as written, ``rows`` its INIT
-    resource rows, for which nothing else is stored yet. The template and environment go
+    """A stack stored a moment ago: ``fields`` are its row's as written (with the run's
+    traversal and graph, when they were stored with it), ``rows`` its INIT resource rows, for
+    which nothing else is stored yet. The template and environment go
     through JSON as stored ones do (keys become strings, tuples lists), so both loads are
     alike."""
     stack_id = str(fields["id"])
@@ -121,7 +125,7 @@ def fresh(
         timeout_mins=fields.get("timeout"),
         template_id=int(fields["raw_template_id"]),
         prev_template_id=None,
-        traversal_id=None,
+        traversal_id=fields.get("current_traversal"),
         template=_as_stored(template),
         # File names and contents are strings: JSON gives them back unchanged, so no round
         # trip (a tree of provider templates hands every child all of its files).
@@ -132,6 +136,7 @@ def fresh(
         facade=facade,
         data=StoredData.nothing_stored(encryptor),
         properties=StoredProperties.nothing_stored(db, encryptor),
+        traversal_stored=fields.get("current_deps") is not None,
     )
 
 

@@ -26,10 +26,12 @@ def started_reason(action: str) -> str:
     return f"Stack {action} started"
 
 
-def begin_stack_action(session: Any, stack_id: str, stack_name: str, action: str) -> None:
-    """The stack enters ``action`` IN_PROGRESS, with Heat's "Stack X started" event."""
+def begin_stack_action(
+    session: Any, stack_id: str, stack_name: str, action: str, **fields: Any
+) -> None:
+    """The stack enters ``action`` IN_PROGRESS, with Heat's "Stack X started" event (and the
+    other columns of ``fields``)."""
     reason = started_reason(action)
-    fields: dict[str, Any] = {}
     if action in (states.UPDATE, states.ROLLBACK, states.RESTORE):
         fields["updated_at"] = utcnow()
     set_stack_state(session, stack_id, stack_name, action, states.IN_PROGRESS, reason, **fields)

@@ -110,6 +110,11 @@ def to_json(nodes: Mapping[Node, Iterable[Node]]) -> list[list[Any]]:
     return [[node_to_json(node), [node_to_json(r) for r in reqs]] for node, reqs in nodes.items()]
 
 
+def stored_form(spec: Mapping[str, Any], nodes: Mapping[Node, Iterable[Node]]) -> dict[str, Any]:
+    """A traversal as the stack stores it (``current_deps``): its run's spec and its graph."""
+    return {"spec": dict(spec), "nodes": to_json(nodes)}
+
+
 def named(
     nodes: dict[Node, set[Node]], rows: list[ResourceRecord]
 ) -> dict[Node, set[Node]]:

@@ -32,7 +32,7 @@ from hearth.common.identifier import Identity
 from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.requests import ActionArgs, StackRequest, check_stack_name
-from hearth.engine.running import loaded_stack, locking, supersede
+from hearth.engine.running import loaded_stack, locking, supersede, traversal
 from hearth.engine.running.actions import ActionManager
 from hearth.engine.running.loaded_stack import LoadedStack
 from hearth.engine.running.parent import stored_facade
@@ -203,6 +203,11 @@ class StackService:
         source = bound.source
         stack_id, stack_name = bound.identity.stack_id, bound.identity.stack_name
         assert stack_id is not None
+        spec = RunSpec(new.action, adopt_data=adopt_data or {},
+                       rollback=not new.disable_rollback)
+        # The run's traversal and graph go in with the stack: its run claims nothing.
+        traversal_id = str(uuid.uuid4())
+        deps = traversal.stored_form(spec.to_json(), traversal.forward(bound.graph))
         with self.core.db.session() as session:
             if new.owner_id is None and stack_store.name_taken(session, new.tenant, stack_name):
                 raise StackExists(stack_name)
@@ -223,6 +228,8 @@ class StackService:
                 "timeout": new.timeout,
                 "disable_rollback": new.disable_rollback,
                 "nested_depth": new.nested_depth,
+                "current_traversal": traversal_id,
+                "current_deps": deps,
             }
             # Stored in its action from the start, with the event a begun action has.
             started = started_reason(new.action)
@@ -251,15 +258,15 @@ class StackService:
                 ),
             )
             locking.acquire(self.core, session, stack_id, stack_name, new.action)
-            # The run starts from what was written here rather than reading it back.
-            loaded = loaded_stack.fresh(
-                self.core.db, self.core.encryptor, fields=fields, template=source.template,
-                files=source.files, environment=source.environment,
-                rows=resource_store.of_stack(session, stack_id), facade=bound.facade,
-            )
-        spec = RunSpec(new.action, adopt_data=adopt_data or {},
-                       rollback=not new.disable_rollback)
-        self.actions.launch(stack_id, spec, loaded=loaded)
+            rows = resource_store.of_stack(session, stack_id)
+        # The run starts from what was written rather than reading it back (made once the
+        # transaction has ended: SQLite has one writer at a time).
+        loaded = loaded_stack.fresh(
+            self.core.db, self.core.encryptor, fields=fields, template=source.template,
+            files=source.files, environment=source.environment, rows=rows,
+            facade=bound.facade,
+        )
+        self.actions.launch(stack_id, spec, traversal_id=traversal_id, loaded=loaded)
 
     # --- update --------------------------------------------------------------------------
 
@@ -440,7 +447,7 @@ class StackService:
                 # Free (or its holder dead): taken, begun and read in this transaction.
                 loaded = self._begin_delete(session, stack_id, name, lock_free=True, row=row)
         if holder is None:
-            self.actions.launch(stack_id, RunSpec(states.DELETE), loaded=loaded)
+            self._launch_delete(stack_id, loaded)
             return
         if holder == self.core.engine_id and self.actions.get(stack_id) is not None:
             run = self.actions.get(stack_id)
@@ -459,20 +466,33 @@ class StackService:
     def _delete_when_free(self, stack_id: str, name: str) -> None:
         with self.core.db.session() as session:
             loaded = self._begin_delete(session, stack_id, name)
-        self.actions.launch(stack_id, RunSpec(states.DELETE), loaded=loaded)
+        self._launch_delete(stack_id, loaded)
+
+    def _launch_delete(self, stack_id: str, loaded: LoadedStack) -> None:
+        self.actions.launch(stack_id, RunSpec(states.DELETE), traversal_id=loaded.traversal_id,
+                            loaded=loaded)
 
     def _begin_delete(
         self, session: Session, stack_id: str, name: str, *, lock_free: bool = False,
         row: Any = None,
     ) -> LoadedStack:
-        """The lock taken (unless held here already), DELETE begun, and the stack as its run
-        starts from, all in the caller's transaction (``lock_free``: it read the lock free,
-        or held by a dead engine; ``row``: the stack's row, read in it)."""
+        """The lock taken (unless held here already), DELETE begun with its run's traversal
+        and graph, and the stack as its run starts from, all in the caller's transaction
+        (``lock_free``: it read the lock free, or held by a dead engine; ``row``: the stack's
+        row, read in it)."""
         if lock_free or lock_store.holder(session, stack_id) != self.core.engine_id:
             locking.acquire(self.core, session, stack_id, name, states.DELETE)
-        begin_stack_action(session, stack_id, name, states.DELETE)
         # What the run reads of the row (not its action and status) is as looked up.
-        return loaded_stack.read_in(session, self.core.db, self.core.encryptor, stack_id, row)
+        loaded = loaded_stack.read_in(session, self.core.db, self.core.encryptor, stack_id, row)
+        # A delete goes first (no update supersedes it): its traversal is the stack's now.
+        loaded.traversal_id = str(uuid.uuid4())
+        nodes = traversal.reverse_rows(loaded.rows)
+        begin_stack_action(
+            session, stack_id, name, states.DELETE, current_traversal=loaded.traversal_id,
+            current_deps=traversal.stored_form(RunSpec(states.DELETE).to_json(), nodes),
+        )
+        loaded.traversal_stored = True
+        return loaded
 
     async def _await_lock_then_delete(self, stack_id: str, name: str) -> None:
         delay = 0.05

@@ -40,7 +40,8 @@ ROOT = {
 def _comparable(loaded: LoadedStack) -> dict[str, Any]:
     # The rows as created (their states, and the stack's traversal, move on in the create).
     seen = {k: v for k, v in vars(loaded).items()
-            if k not in ("rows", "data", "properties", "traversal_id", "facade")}
+            if k not in ("rows", "data", "properties", "traversal_id", "traversal_stored",
+                         "facade")}
     # A read facade is read when first asked: compared by its answers.
     seen["facade"] = loaded.facade and {
         what: loaded.facade(what) for what in ("metadata", "deletion_policy", "update_policy")}
@@ -68,7 +69,9 @@ def test_a_new_stack_starts_from_what_a_read_gives(engine: Engine) -> None:
     for stack_id, fresh in started.items():
         read = loaded_stack.read(engine.core.db, engine.core.encryptor, stack_id)
         assert _comparable(fresh) == _comparable(read), stack_id
-        assert fresh.traversal_id is None  # as stored before the run claims its own
+        # The run's traversal was stored with the stack, and is the one its resources ran in.
+        assert fresh.traversal_stored and not read.traversal_stored
+        assert {r.traversal_id for r in read.rows} == {fresh.traversal_id}, stack_id
     child = next(v for k, v in started.items() if k != root_id)
     assert child.environment["parameters"] == {"size": 3, "label": "lbl"}
     assert child.facade is not None and child.facade("deletion_policy") == "Retain"
