@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import Table, delete, insert, or_, select, update
+from sqlalchemy import Table, bindparam, delete, insert, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -15,6 +15,22 @@ from hearth.store.types import utcnow
 
 _LOCKS: Table = StackLock.__table__  # type: ignore[assignment]
 
+# The statements every action of every stack sends, built once: building one again per call
+# (its expression, its cache key) costs more than sending it.
+_FREE_INSERT = {
+    dialect: make(_LOCKS)
+    .values(stack_id=bindparam("stack_id"), engine_id=bindparam("engine_id"))
+    .on_conflict_do_nothing(index_elements=["stack_id"])
+    .returning(_LOCKS.c.stack_id)
+    for dialect, make in (("sqlite", sqlite_insert), ("postgresql", postgresql_insert))
+}
+_HOLDER = select(_LOCKS.c.engine_id).where(_LOCKS.c.stack_id == bindparam("stack_id"))
+_HOLDER_FOR_UPDATE = _HOLDER.with_for_update()
+_HOLDER_FOR_SHARE = _HOLDER.with_for_update(read=True)
+_RELEASE = delete(_LOCKS).where(
+    _LOCKS.c.stack_id == bindparam("stack_id"), _LOCKS.c.engine_id == bindparam("engine_id")
+)
+
 
 def try_insert(session: Session, stack_id: str, engine_id: str) -> bool:
     """Take a free lock; False when a row exists already.
@@ -24,14 +40,10 @@ def try_insert(session: Session, stack_id: str, engine_id: str) -> bool:
     back (MySQL's INSERT IGNORE would also hide a missing stack).
     """
     values = {"stack_id": stack_id, "engine_id": engine_id}
-    dialect = session.get_bind().dialect.name
-    if dialect in ("sqlite", "postgresql"):
-        make = sqlite_insert if dialect == "sqlite" else postgresql_insert
-        stmt = (make(_LOCKS).values(**values)
-                .on_conflict_do_nothing(index_elements=["stack_id"])
-                .returning(_LOCKS.c.stack_id))
+    stmt = _FREE_INSERT.get(session.get_bind().dialect.name)
+    if stmt is not None:
         # The row it made, if any (psycopg does not count the rows of an INSERT).
-        return session.connection().execute(stmt).first() is not None
+        return session.connection().execute(stmt, values).first() is not None
     try:
         with session.begin_nested():
             session.connection().execute(insert(_LOCKS).values(**values))
@@ -43,10 +55,9 @@ def try_insert(session: Session, stack_id: str, engine_id: str) -> bool:
 def holder(session: Session, stack_id: str, *, for_update: bool = False) -> str | None:
     """The engine holding the lock (``for_update``: read as committed now, and locked, even
     under MySQL's repeatable read)."""
-    stmt = select(_LOCKS.c.engine_id).where(_LOCKS.c.stack_id == stack_id)
-    if for_update:
-        stmt = stmt.with_for_update()
-    found = session.connection().execute(stmt).scalar()
+    found = session.connection().execute(
+        _HOLDER_FOR_UPDATE if for_update else _HOLDER, {"stack_id": stack_id}
+    ).scalar()
     return None if found is None else str(found)
 
 
@@ -54,10 +65,7 @@ def held(session: Session, stack_id: str, engine_id: str) -> bool:
     """Whether ``engine_id`` holds the lock; its row stays locked (shared) until the
     transaction ends, so that a takeover's steal waits for what this transaction writes."""
     # A Core statement: twice per action of every stack, and nothing of the ORM's needed.
-    found = session.connection().execute(
-        select(_LOCKS.c.engine_id).where(_LOCKS.c.stack_id == stack_id)
-        .with_for_update(read=True)
-    ).scalar()
+    found = session.connection().execute(_HOLDER_FOR_SHARE, {"stack_id": stack_id}).scalar()
     return found == engine_id
 
 
@@ -74,7 +82,7 @@ def steal(session: Session, stack_id: str, old_engine: str | None, new_engine: s
 def release(session: Session, stack_id: str, engine_id: str) -> bool:
     session.flush()  # (a message taken through the ORM is written before its row goes)
     result = session.connection().execute(
-        delete(_LOCKS).where(_LOCKS.c.stack_id == stack_id, _LOCKS.c.engine_id == engine_id)
+        _RELEASE, {"stack_id": stack_id, "engine_id": engine_id}
     )
     return bool(getattr(result, "rowcount", 0))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from hearth.store import batch
@@ -46,9 +46,13 @@ def add(session: Session, **fields: Any) -> Resource:
     return row
 
 
+# Built once: every action of every nested stack reads its rows.
+_OF_STACK = select(Resource).where(Resource.stack_id == bindparam("stack_id")).order_by(
+    Resource.id)
+
+
 def of_stack(session: Session, stack_id: str) -> list[Resource]:
-    stmt = select(Resource).where(Resource.stack_id == stack_id).order_by(Resource.id)
-    return list(session.scalars(stmt))
+    return list(session.scalars(_OF_STACK, {"stack_id": stack_id}))
 
 
 def get(session: Session, resource_id: int) -> Resource | None:

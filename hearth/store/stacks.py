@@ -6,11 +6,12 @@ Hidden parameter values are stored encrypted (their names listed in the environm
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table, delete, false, func, insert, not_, or_, select, update
+from sqlalchemy import Table, bindparam, delete, false, func, insert, not_, or_, select, update
 from sqlalchemy.orm import Session
 
 from hearth.store.crypto import Encryptor
@@ -22,6 +23,27 @@ ENCRYPTED_PARAM_NAMES = "encrypted_param_names"
 
 _FILES: Table = RawTemplateFiles.__table__  # type: ignore[assignment]
 _TEMPLATES: Table = RawTemplate.__table__  # type: ignore[assignment]
+_STACKS: Table = Stack.__table__  # type: ignore[assignment]
+_TAGS: Table = StackTag.__table__  # type: ignore[assignment]
+
+# Statements every nested stack's actions send, built once (building one again per call, its
+# expression and its cache key, costs more than sending it). An UPDATE without values sets
+# the columns its parameters name; the WHERE's own parameters end in "_" (no column does).
+_INSERTS = {table.name: insert(table) for table in (_FILES, _TEMPLATES, _STACKS, _TAGS)}
+_TEMPLATE_WITH_FILES = (
+    select(RawTemplate.template, RawTemplate.environment, RawTemplateFiles.files)
+    .outerjoin(RawTemplateFiles, RawTemplateFiles.id == RawTemplate.files_id)
+    .where(RawTemplate.id == bindparam("template_id"))
+)
+_UPDATE_STACK = update(_STACKS).where(_STACKS.c.id == bindparam("id_"))
+_CLAIM = {
+    expected_none: update(_STACKS).where(
+        _STACKS.c.id == bindparam("id_"),
+        _STACKS.c.current_traversal.is_(None) if expected_none
+        else _STACKS.c.current_traversal == bindparam("expected_"),
+    )
+    for expected_none in (True, False)
+}
 
 
 def store_template(
@@ -49,7 +71,7 @@ def store_template(
 def _insert(session: Session, table: Table, **values: Any) -> int:
     """Insert one row; its new integer id."""
     key = session.connection().execute(
-        insert(table).values(created_at=utcnow(), **values)).inserted_primary_key
+        _INSERTS[table.name], {"created_at": utcnow(), **values}).inserted_primary_key
     assert key is not None
     return int(key[0])
 
@@ -59,11 +81,8 @@ def load_template(
 ) -> tuple[dict[str, Any], dict[str, str], dict[str, Any]]:
     """(template, files, environment) with hidden parameters decrypted."""
     # One query with its files (every nested stack's action reads its template).
-    row = session.execute(
-        select(RawTemplate.template, RawTemplate.environment, RawTemplateFiles.files)
-        .outerjoin(RawTemplateFiles, RawTemplateFiles.id == RawTemplate.files_id)
-        .where(RawTemplate.id == template_id)
-    ).first()
+    row = session.connection().execute(
+        _TEMPLATE_WITH_FILES, {"template_id": template_id}).first()
     if row is None:
         raise LookupError(f"raw template {template_id} not found")
     files: dict[str, str] = dict(row.files or {})
@@ -118,14 +137,20 @@ def delete_template(session: Session, template_id: int | None) -> None:
         session.execute(delete(RawTemplateFiles).where(RawTemplateFiles.id == files_id))
 
 
-def create_stack(session: Session, tags: Sequence[str] = (), **fields: Any) -> Stack:
-    row = Stack(**fields)
-    row.tags = [StackTag(tag=t) for t in tags]
-    session.add(row)
-    session.flush()
-    if row.root_stack_id is None:
-        row.root_stack_id = row.id
-    return row
+def create_stack(session: Session, tags: Sequence[str] = (), **fields: Any) -> str:
+    """A new stack's row and tags; its id (``fields``' or a new one). A stack without a root
+    is its own. Core inserts: one per stack, nested ones included, and the ORM's unit of work
+    costs more than they do."""
+    session.flush()  # (what the ORM holds for it, first)
+    values = dict(fields)
+    values["id"] = values.get("id") or str(uuid.uuid4())
+    values["root_stack_id"] = values.get("root_stack_id") or values["id"]
+    connection = session.connection()
+    connection.execute(_INSERTS[_STACKS.name], values)
+    if tags:
+        connection.execute(_INSERTS[_TAGS.name],
+                           [{"stack_id": values["id"], "tag": tag} for tag in tags])
+    return str(values["id"])
 
 
 def get_stack(session: Session, stack_id: str, *, show_deleted: bool = True) -> Stack | None:
@@ -144,12 +169,13 @@ _RUN_COLUMNS = select(
     # And what a lookup checks (a delete looks its stack up this way).
     Stack.stack_user_project_id, Stack.deleted_at,
 )
+_RUN_COLUMNS_BY_ID = _RUN_COLUMNS.where(Stack.id == bindparam("id_"))
 
 
 def run_columns(session: Session, stack_id: str) -> Any:
     """The columns an action reads of a stack, deleted or not (None if there is no row): a
     plain row, not an ORM object with its tags, since every nested stack's action reads it."""
-    return session.connection().execute(_RUN_COLUMNS.where(Stack.id == stack_id)).first()
+    return session.connection().execute(_RUN_COLUMNS_BY_ID, {"id_": stack_id}).first()
 
 
 def _live_columns(session: Session, stack_id: str, *columns: Any) -> Any:
@@ -270,12 +296,9 @@ def set_state(
     # changes go first, as the ORM's own UPDATE would flush them. A stack's ORM row already
     # in the session keeps the state it was read with.
     session.flush()
-    table: Table = Stack.__table__  # type: ignore[assignment]
-    session.connection().execute(
-        update(table)
-        .where(table.c.id == stack_id)
-        .values(action=action, status=status, status_reason=reason, **fields)
-    )
+    session.connection().execute(_UPDATE_STACK, {
+        "id_": stack_id, "action": action, "status": status, "status_reason": reason, **fields,
+    })
 
 
 def set_fields(session: Session, stack_id: str, **fields: Any) -> None:
@@ -287,15 +310,12 @@ def claim_traversal(
 ) -> bool:
     """Make ``traversal_id`` the stack's traversal if it still is ``expected``; False when
     another one took the stack first (a newer update)."""
-    table: Table = Stack.__table__  # type: ignore[assignment]
-    current = (table.c.current_traversal.is_(None) if expected is None
-               else table.c.current_traversal == expected)
     # A Core statement (twice per action of every stack): the ORM's costs twice as much, and
     # no caller holds the stack's ORM row in the session to be kept in step.
-    result = session.connection().execute(
-        update(table).where(table.c.id == stack_id, current)
-        .values(current_traversal=traversal_id, **fields)
-    )
+    params = {"id_": stack_id, "current_traversal": traversal_id, **fields}
+    if expected is not None:
+        params["expected_"] = expected
+    result = session.connection().execute(_CLAIM[expected is None], params)
     return bool(getattr(result, "rowcount", 0))
 
 

@@ -442,10 +442,13 @@ class StackService:
             # Not the ORM row: a delete of every child stack looks its stack up.
             row = self._stack_columns(session, ctx, stack_identity)
             stack_id, name = row.id, row.name
-            holder = locking.holder_alive(self.core, session, stack_id)
+            # Most often free: taken at once; else whoever holds it decides what follows.
+            taken = lock_store.try_insert(session, stack_id, self.core.engine_id)
+            holder = None if taken else locking.holder_alive(self.core, session, stack_id)
             if holder is None:
                 # Free (or its holder dead): taken, begun and read in this transaction.
-                loaded = self._begin_delete(session, stack_id, name, lock_free=True, row=row)
+                loaded = self._begin_delete(session, stack_id, name, lock_free=not taken,
+                                            lock_taken=taken, row=row)
         if holder is None:
             self._launch_delete(stack_id, loaded)
             return
@@ -474,13 +477,15 @@ class StackService:
 
     def _begin_delete(
         self, session: Session, stack_id: str, name: str, *, lock_free: bool = False,
-        row: Any = None,
+        lock_taken: bool = False, row: Any = None,
     ) -> LoadedStack:
         """The lock taken (unless held here already), DELETE begun with its run's traversal
         and graph, and the stack as its run starts from, all in the caller's transaction
-        (``lock_free``: it read the lock free, or held by a dead engine; ``row``: the stack's
-        row, read in it)."""
-        if lock_free or lock_store.holder(session, stack_id) != self.core.engine_id:
+        (``lock_free``: it read the lock free, or held by a dead engine; ``lock_taken``: it
+        took the lock; ``row``: the stack's row, read in it)."""
+        if not lock_taken and (
+            lock_free or lock_store.holder(session, stack_id) != self.core.engine_id
+        ):
             locking.acquire(self.core, session, stack_id, name, states.DELETE)
         # What the run reads of the row (not its action and status) is as looked up.
         loaded = loaded_stack.read_in(session, self.core.db, self.core.encryptor, stack_id, row)

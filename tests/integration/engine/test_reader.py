@@ -161,10 +161,13 @@ def add_stack(
         fields.setdefault("status", "COMPLETE")
         fields.setdefault("status_reason", "Stack CREATE completed successfully")
         fields.setdefault("username", ctx.username)
-        return stack_store.create_stack(
+        stack_id = stack_store.create_stack(
             session, tags, name=name, tenant=ctx.project_id, raw_template_id=template_id,
             **fields,
         )
+        stack = session.get(Stack, stack_id)
+        assert stack is not None
+        return stack
 
 
 def add_resource(db: Database, stack: Stack, name: str, **fields: Any) -> int:
