@@ -109,6 +109,9 @@ class ActionManager:
                 self._left.add(stack_id)
             self._mark_idle(stack_id)
             return
+        # The owner's runs here: steps this engine runs for another engine's run, and (below)
+        # its stack's own run.
+        owners = list(self.core.run_copies(run.owner_id)) if run.owner_id else []
         with self._lock:
             after = self._after.pop(stack_id, None)
             # A run that hands over stays registered until the next one replaces it: a delete
@@ -117,15 +120,17 @@ class ActionManager:
                 del self.running[stack_id]
                 self._futures.pop(stack_id, None)
             parent = self.running.get(run.owner_id) if run.owner_id else None
-            if run.owner_id and run.ended is not None and run.next_spec is None:
+            if parent is not None:
+                owners.insert(0, parent)
+            # Kept only for an owner waiting here (one elsewhere reads the database): an end
+            # nobody here takes would be read, stale, by a later action of the owner.
+            if owners and run.ended is not None and run.next_spec is None:
                 _keep(self._ended, stack_id, run.ended)
                 if run.ended.outputs is not None:
                     _keep(self._ended_outputs, stack_id, run.ended.outputs)
-        if run.owner_id and run.parent_resource:
-            # The resource that owns this stack notices at once (not at its next poll), in
-            # its stack's run or in a step this engine runs for another engine's run.
-            parents = [parent] if parent is not None else []
-            for owner in (*parents, *self.core.run_copies(run.owner_id)):
+        if run.parent_resource:
+            # The resource that owns this stack notices at once (not at its next poll).
+            for owner in owners:
                 owner.wake_poll(run.parent_resource)
         next_spec = run.next_spec
 
@@ -189,6 +194,13 @@ class ActionManager:
             if self.running.get(stack_id) is not None:
                 return None
             return self._ended_outputs.pop(stack_id, None)
+
+    def forget_ended(self, stack_id: str) -> None:
+        """Drop what a child stack's earlier run left here: its owner waits for an action
+        of it that another engine runs."""
+        with self._lock:
+            self._ended.pop(stack_id, None)
+            self._ended_outputs.pop(stack_id, None)
 
     def take_ended(self, stack_id: str) -> EndedState | None:
         """What a child stack's run just wrote at its end here (once); None when this

@@ -327,10 +327,15 @@ class ChildStacks:
     def _joins(self, stack_id: str, action: str) -> bool:
         if not self._taking_over:
             return False
-        return self._service.under_way(stack_id, action) or (
+        joins = self._service.under_way(stack_id, action) or (
             action == states.UPDATE
             and self._service.updated_since(stack_id, self._parent.stack_id, self._resource)
         )
+        if joins:
+            # Another engine runs (or ran) that action: an end an earlier action of the
+            # child left in this engine is not its outcome.
+            self._service.actions.forget_ended(stack_id)
+        return joins
 
     def update(
         self, stack_id: str, child: ChildDefinition, *, timeout_mins: int | None = None

@@ -10,6 +10,7 @@ import pytest
 
 from hearth.common.errors import RequestLimitExceeded, StackValidationFailed
 from hearth.engine.engine import Engine
+from hearth.store import stacks as stack_store
 from tests.integration.engine.conftest import CTX, resources, stack_row, wait_state
 
 CHILD = """
@@ -86,6 +87,28 @@ def test_a_parent_sees_its_childs_outputs_as_stored(engine: Engine) -> None:
     ident = engine.create_stack(CTX, "numbered", tmpl, files={"child.yaml": child}, args={})
     assert wait_state(engine, ident)[:2] == ("CREATE", "COMPLETE")
     assert outputs(engine, ident) == {"by_key": "one", "whole": {"1": "one"}}
+
+
+def test_a_childs_end_is_kept_only_for_a_parent_waiting_in_its_engine(engine: Engine) -> None:
+    # An action of the child alone (its parent runs nothing in this engine, as when the
+    # parent's engine is another one) leaves nothing here for a parent's later read: that
+    # read would give these outputs after the child's next action, run elsewhere, changed
+    # them (seen in a cluster: a group's update showing its members' old values).
+    tmpl = parent(nested={"type": "child.yaml"})
+    ident = engine.create_stack(CTX, "stale", tmpl, files={"child.yaml": CHILD}, args={})
+    assert wait_state(engine, ident)[:2] == ("CREATE", "COMPLETE")
+    child = child_of(engine, ident, "nested")
+    nested = engine.core.nested
+    assert nested is not None
+    nested.act(child["stack_id"], "CHECK")
+    assert wait_state(engine, child)[:2] == ("CHECK", "COMPLETE")
+    newer = [{"output_key": "value", "output_value": "newer"}]
+    with engine.core.db.session() as session:  # another engine's later update of the child
+        stack_store.set_fields(session, child["stack_id"], outputs=newer, action="UPDATE",
+                               status="COMPLETE", status_reason="done elsewhere")
+    state = nested.state(child["stack_id"])
+    assert state is not None and (state.action, state.status) == ("UPDATE", "COMPLETE")
+    assert nested.outputs(child["stack_id"]) == {"value": "newer"}
 
 
 def test_update_reaches_the_child_and_delete_removes_it(engine: Engine) -> None:
