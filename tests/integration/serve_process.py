@@ -113,7 +113,8 @@ class ServeProcess(LoggedProcess):
             try:
                 requests.get(f"{self.endpoint}/stacks", timeout=2)
                 return
-            except requests.ConnectionError:
+            except requests.RequestException:
+                # Not listening yet, or it died while answering (the next turn says so).
                 if time.monotonic() > deadline:
                     raise AssertionError(f"hearth serve did not answer:\n{self.log()}") from None
                 time.sleep(0.05)
