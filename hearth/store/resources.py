@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy import Row, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from hearth.store import batch
@@ -51,8 +51,21 @@ _OF_STACK = select(Resource).where(Resource.stack_id == bindparam("stack_id")).o
     Resource.id)
 
 
+# A resource row read as a plain row: its columns by name, as the ORM row's attributes.
+PlainResourceRow = Row[Any]
+
+_ROWS_OF_STACK = select(Resource.__table__).where(
+    Resource.__table__.c.stack_id == bindparam("stack_id")).order_by(Resource.__table__.c.id)
+
+
 def of_stack(session: Session, stack_id: str) -> list[Resource]:
     return list(session.scalars(_OF_STACK, {"stack_id": stack_id}))
+
+
+def rows_of_stack(session: Session, stack_id: str) -> Sequence[PlainResourceRow]:
+    """The stack's resource rows as plain rows (their columns by name), for reading only:
+    every nested stack's action reads its own, and ORM objects cost more to make."""
+    return session.connection().execute(_ROWS_OF_STACK, {"stack_id": stack_id}).all()
 
 
 def get(session: Session, resource_id: int) -> Resource | None:

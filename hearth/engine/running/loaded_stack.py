@@ -21,7 +21,7 @@ from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
 from hearth.store.crypto import Encryptor
 from hearth.store.db import Database, Session
-from hearth.store.models import Resource as ResourceRow
+from hearth.store.resources import PlainResourceRow
 from hearth.store.types import as_stored
 
 
@@ -69,7 +69,7 @@ def read_in(
     if row is None:
         raise HearthError(f"Stack {stack_id} disappeared")
     tmpl, files, env = stack_store.load_template(session, row.raw_template_id, encryptor)
-    rows = resource_store.of_stack(session, stack_id)
+    rows = resource_store.rows_of_stack(session, stack_id)
     return LoadedStack(
         name=row.name,
         tenant=row.tenant or "",
@@ -104,7 +104,7 @@ def fresh(
     template: Mapping[str, Any],
     files: Mapping[str, str],
     environment: Mapping[str, Any],
-    rows: Sequence[ResourceRow],
+    rows: Sequence[PlainResourceRow],
     facade: Callable[[str], Any] | None,
 ) -> LoadedStack:
     """A stack stored a moment ago: ``fields`` are its row's as written (with the run's

@@ -11,6 +11,7 @@ from hearth.engine.running.resource_view import NodeData
 from hearth.store import batch
 from hearth.store.db import Session
 from hearth.store.models import Resource as ResourceRow
+from hearth.store.resources import PlainResourceRow
 from hearth.store.types import utcnow
 
 
@@ -43,7 +44,8 @@ class ResourceRecord:
     takeovers: int = 0
 
     @classmethod
-    def from_row(cls, row: ResourceRow) -> ResourceRecord:
+    def from_row(cls, row: ResourceRow | PlainResourceRow) -> ResourceRecord:
+        """A copy of an ORM row or of a plain row of the same columns."""
         return cls(
             id=row.id,
             uuid=row.uuid,

@@ -258,7 +258,7 @@ class StackService:
                 ),
             )
             locking.acquire(self.core, session, stack_id, stack_name, new.action)
-            rows = resource_store.of_stack(session, stack_id)
+            rows = resource_store.rows_of_stack(session, stack_id)
         # The run starts from what was written rather than reading it back (made once the
         # transaction has ended: SQLite has one writer at a time).
         loaded = loaded_stack.fresh(
