@@ -46,14 +46,12 @@ def add(session: Session, **fields: Any) -> Resource:
     return row
 
 
-# Built once: every action of every nested stack reads its rows.
-_OF_STACK = select(Resource).where(Resource.stack_id == bindparam("stack_id")).order_by(
-    Resource.id)
-
-
 # A resource row read as a plain row: its columns by name, as the ORM row's attributes.
 PlainResourceRow = Row[Any]
 
+# Built once: every action of every nested stack reads its rows.
+_OF_STACK = select(Resource).where(Resource.stack_id == bindparam("stack_id")).order_by(
+    Resource.id)
 _ROWS_OF_STACK = select(Resource.__table__).where(
     Resource.__table__.c.stack_id == bindparam("stack_id")).order_by(Resource.__table__.c.id)
 

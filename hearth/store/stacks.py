@@ -310,8 +310,8 @@ def claim_traversal(
 ) -> bool:
     """Make ``traversal_id`` the stack's traversal if it still is ``expected``; False when
     another one took the stack first (a newer update)."""
-    # A Core statement (twice per action of every stack): the ORM's costs twice as much, and
-    # no caller holds the stack's ORM row in the session to be kept in step.
+    # A Core statement (at the end of every action of every stack): the ORM's costs twice as
+    # much, and no caller holds the stack's ORM row in the session to be kept in step.
     params = {"id_": stack_id, "current_traversal": traversal_id, **fields}
     if expected is not None:
         params["expected_"] = expected

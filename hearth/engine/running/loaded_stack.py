@@ -109,9 +109,8 @@ def fresh(
 ) -> LoadedStack:
     """A stack stored a moment ago: ``fields`` are its row's as written (with the run's
     traversal and graph, when they were stored with it), ``rows`` its INIT resource rows, for
-    which nothing else is stored yet. The template and environment go
-    through JSON as stored ones do (keys become strings, tuples lists), so both loads are
-    alike."""
+    which nothing else is stored yet. The template and environment go through JSON as stored
+    ones do (keys become strings, tuples lists), so both loads are alike."""
     stack_id = str(fields["id"])
     return LoadedStack(
         name=str(fields["name"]),

@@ -11,6 +11,7 @@ from hearth.common.identifier import Identity
 from hearth.engine.requests import ActionArgs, StackRequest, check_stack_name
 from hearth.engine.running.records import ResourceRecord
 from hearth.engine.running.update_plan import plan_resource
+from hearth.engine.services.stack_lookup import live_stack
 from hearth.engine.services.stacks import StackService
 from hearth.engine.stack_builder import BoundStack, StackSource
 from hearth.resources.stack_resource import StackResource
@@ -180,7 +181,7 @@ class Previews:
         req = StackRequest(template, params, files, environment, environment_files)
         self.core.preflight(req, outputs=False)
         with self.core.db.session() as session:
-            row = self.stacks._stack(session, ctx, stack_identity)
+            row = live_stack(session, ctx, stack_identity)
             current, new = self.stacks.prepare_update(session, row, req, opts, ctx)
             self.stacks.authorize_types(ctx, new)
             changes: dict[str, list[dict[str, Any]]] = {

@@ -23,6 +23,7 @@ from hearth.engine.plugin_access.plugin_context import EngineResourceContext
 from hearth.engine.running.actions import ActionManager
 from hearth.engine.running.records import ResourceRecord, write_event, write_state
 from hearth.engine.running.step_outcomes import failure_reason
+from hearth.engine.services.stack_lookup import live_stack
 from hearth.engine.services.stacks import StackService
 from hearth.resources.context import METADATA, SECRET_URL_KINDS, SIGNAL, signal_token_key
 from hearth.resources.exceptions import NoActionRequired, ResourceActionNotSupported
@@ -79,7 +80,7 @@ class ResourceSignals:
         sync_call: bool = False,
     ) -> Any:
         with self.core.db.session() as session:
-            row = self.stacks._stack(session, ctx, stack_identity, stack_users=True)
+            row = live_stack(session, ctx, stack_identity, stack_users=True)
             record = self._current(session, row, resource_name)
             if record is None:
                 raise ResourceNotFound(resource_name, row.name)
@@ -196,7 +197,7 @@ class ResourceSignals:
             raise Invalid("mark_unhealthy is not a boolean")
         reason = resource_status_reason or "state changed by resource_mark_unhealthy api"
         with self.core.db.session() as session:
-            row = self.stacks._stack(session, ctx, stack_identity)
+            row = live_stack(session, ctx, stack_identity)
             record = self._find(session, row, resource_name)
             if self.actions.get(row.id) is not None and record.status == states.IN_PROGRESS:
                 raise ActionInProgress(row.name, row.action or "")

@@ -21,6 +21,7 @@ from hearth.engine.running.run_spec import RunSpec
 from hearth.engine.running.stack_state import begin_stack_action
 from hearth.engine.services.payload_secrets import seal_payload
 from hearth.engine.services.payloads import snapshot_dict, stack_payload
+from hearth.engine.services.stack_lookup import live_stack
 from hearth.engine.services.stacks import StackService
 from hearth.store import queries
 from hearth.store import snapshots as snapshot_store
@@ -41,7 +42,7 @@ class StackData:
         self, ctx: RequestContext, stack_identity: Mapping[str, Any]
     ) -> dict[str, Any]:
         with self.core.db.session() as session:
-            row = self.stacks._stack(session, ctx, stack_identity)
+            row = live_stack(session, ctx, stack_identity)
             return seal_payload(stack_payload(self.core, session, row), self.core.encryptor)
 
     def abandon_stack(
@@ -50,7 +51,7 @@ class StackData:
         if not self.core.limits.enable_stack_abandon:
             raise NotSupported("Stack Abandon")
         with self.core.db.session() as session:
-            row = self.stacks._stack(session, ctx, stack_identity)
+            row = live_stack(session, ctx, stack_identity)
             locking.acquire(self.core, session, row.id, row.name, row.action or states.DELETE)
             data = seal_payload(stack_payload(self.core, session, row), self.core.encryptor)
             begin_stack_action(session, row.id, row.name, states.DELETE)
@@ -63,7 +64,7 @@ class StackData:
         self, ctx: RequestContext, stack_identity: Mapping[str, Any], name: str | None
     ) -> dict[str, Any]:
         with self.core.db.session() as session:
-            row = self.stacks._stack(session, ctx, stack_identity)
+            row = live_stack(session, ctx, stack_identity)
             if row.status == states.IN_PROGRESS:
                 raise ActionInProgress(row.name, row.action or "")
             count = snapshot_store.count_of_stack(session, row.id)
@@ -88,7 +89,7 @@ class StackData:
         self, session: Session, ctx: RequestContext, stack_identity: Mapping[str, Any],
         snapshot_id: str,
     ) -> tuple[StackRow, Snapshot]:
-        row = self.stacks._stack(session, ctx, stack_identity)
+        row = live_stack(session, ctx, stack_identity)
         snap = queries.get_snapshot(session, snapshot_id)
         if snap is None or snap.stack_id != row.id:
             raise SnapshotNotFound(snapshot_id, row.name)

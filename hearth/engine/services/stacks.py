@@ -12,12 +12,10 @@ import json
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from hearth.common.context import RequestContext
 from hearth.common.errors import (
-    EntityNotFound,
     Forbidden,
     HearthError,
     Invalid,
@@ -40,6 +38,7 @@ from hearth.engine.running.records import ResourceRecord
 from hearth.engine.running.run_spec import RunSpec
 from hearth.engine.running.stack_state import begin_stack_action, stack_event, started_reason
 from hearth.engine.services.payload_secrets import adopt_parameters, open_resources
+from hearth.engine.services.stack_lookup import live_stack, live_stack_columns
 from hearth.engine.stack_builder import BoundStack, StackSource, source_from_request
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
@@ -69,25 +68,6 @@ class StackService:
         self.core = core
         self.actions = actions
         self.template_limits = core.template_limits
-
-    # --- lookup --------------------------------------------------------------------------
-
-    def _stack(
-        self, session: Session, ctx: RequestContext, identity: Mapping[str, Any],
-        *, stack_users: bool = False,
-    ) -> StackRow:
-        """A live stack of the caller's project (``stack_users``: or whose stack user project
-        the caller is in: signals of in-instance agents)."""
-        stack_id = str(identity.get("stack_id", ""))
-        row = stack_store.get_stack(session, stack_id, show_deleted=True)
-        return _visible(row, ctx, identity, stack_users)
-
-    def _stack_columns(
-        self, session: Session, ctx: RequestContext, identity: Mapping[str, Any]
-    ) -> Any:
-        """``_stack`` as the plain row of the columns an action reads (``run_columns``)."""
-        row = stack_store.run_columns(session, str(identity.get("stack_id", "")))
-        return _visible(row, ctx, identity, False)
 
     def _identity(self, row: StackRow) -> dict[str, str]:
         return Identity(row.tenant or "", row.name, row.id).as_dict()
@@ -383,7 +363,7 @@ class StackService:
         req = StackRequest(template, params, files, environment, environment_files)
         self.core.preflight(req, outputs=True)
         with self.core.db.session() as session:
-            row = self._stack(session, ctx, stack_identity)
+            row = live_stack(session, ctx, stack_identity)
             _, new = self.prepare_update(session, row, req, opts, ctx)
             self.authorize_types(ctx, new)
             if (row.owner_id is None and new.cloud_validation is not None
@@ -440,15 +420,16 @@ class StackService:
     def delete_stack(self, ctx: RequestContext, stack_identity: Mapping[str, Any]) -> None:
         with self.core.db.session() as session:
             # Not the ORM row: a delete of every child stack looks its stack up.
-            row = self._stack_columns(session, ctx, stack_identity)
+            row = live_stack_columns(session, ctx, stack_identity)
             stack_id, name = row.id, row.name
             # Most often free: taken at once; else whoever holds it decides what follows.
             taken = lock_store.try_insert(session, stack_id, self.core.engine_id)
             holder = None if taken else locking.holder_alive(self.core, session, stack_id)
             if holder is None:
                 # Free (or its holder dead): taken, begun and read in this transaction.
-                loaded = self._begin_delete(session, stack_id, name, lock_free=not taken,
-                                            lock_taken=taken, row=row)
+                if not taken:
+                    locking.acquire(self.core, session, stack_id, name, states.DELETE)
+                loaded = self._begin_delete(session, stack_id, name, row)
         if holder is None:
             self._launch_delete(stack_id, loaded)
             return
@@ -468,6 +449,8 @@ class StackService:
 
     def _delete_when_free(self, stack_id: str, name: str) -> None:
         with self.core.db.session() as session:
+            if lock_store.holder(session, stack_id) != self.core.engine_id:
+                locking.acquire(self.core, session, stack_id, name, states.DELETE)
             loaded = self._begin_delete(session, stack_id, name)
         self._launch_delete(stack_id, loaded)
 
@@ -476,17 +459,11 @@ class StackService:
                             loaded=loaded)
 
     def _begin_delete(
-        self, session: Session, stack_id: str, name: str, *, lock_free: bool = False,
-        lock_taken: bool = False, row: Any = None,
+        self, session: Session, stack_id: str, name: str, row: Any = None
     ) -> LoadedStack:
-        """The lock taken (unless held here already), DELETE begun with its run's traversal
-        and graph, and the stack as its run starts from, all in the caller's transaction
-        (``lock_free``: it read the lock free, or held by a dead engine; ``lock_taken``: it
-        took the lock; ``row``: the stack's row, read in it)."""
-        if not lock_taken and (
-            lock_free or lock_store.holder(session, stack_id) != self.core.engine_id
-        ):
-            locking.acquire(self.core, session, stack_id, name, states.DELETE)
+        """DELETE begun with its run's traversal and graph, and the stack as its run starts
+        from, in the caller's transaction, which holds the stack's lock (``row``: the stack's
+        row, read in it)."""
         # What the run reads of the row (not its action and status) is as looked up.
         loaded = loaded_stack.read_in(session, self.core.db, self.core.encryptor, stack_id, row)
         # A delete goes first (no update supersedes it): its traversal is the stack's now.
@@ -515,7 +492,7 @@ class StackService:
         self, ctx: RequestContext, stack_identity: Mapping[str, Any], action: str
     ) -> None:
         with self.core.db.session() as session:
-            row = self._stack(session, ctx, stack_identity)
+            row = live_stack(session, ctx, stack_identity)
             if action == states.RESUME and (row.action, row.status) not in (
                 (states.SUSPEND, states.COMPLETE),
                 (states.RESUME, states.FAILED),
@@ -542,7 +519,7 @@ class StackService:
         cancel_with_rollback: bool = True,
     ) -> None:
         with self.core.db.session() as session:
-            row = self._stack(session, ctx, stack_identity)
+            row = live_stack(session, ctx, stack_identity)
             state = (row.action, row.status)
             allowed = [(states.UPDATE, states.IN_PROGRESS)]
             if not cancel_with_rollback:
@@ -586,36 +563,3 @@ def _adopt_payload(data: Any) -> dict[str, Any]:
     if not isinstance(data, Mapping) or not isinstance(data.get("template"), Mapping):
         raise Invalid("Invalid adopt data: it must be a JSON object with a template")
     return dict(data)
-
-
-
-class _Visible(Protocol):
-    """What a lookup checks of a stack row (an ORM row or a plain one)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def tenant(self) -> str | None: ...
-    @property
-    def stack_user_project_id(self) -> str | None: ...
-    @property
-    def deleted_at(self) -> datetime | None: ...
-
-
-_Row = TypeVar("_Row", bound=_Visible)
-
-
-def _visible(row: _Row | None, ctx: RequestContext, identity: Mapping[str, Any],
-             stack_users: bool) -> _Row:
-    """``row`` when it is a live stack of the caller's project (``stack_users``: or whose
-    stack user project the caller is in); EntityNotFound otherwise."""
-    if (
-        row is None
-        or (row.tenant != ctx.project_id and not ctx.is_admin
-            and not (stack_users and row.stack_user_project_id == ctx.project_id))
-        or (identity.get("stack_name") and row.name != identity["stack_name"])
-        or row.deleted_at is not None
-    ):
-        stack_id = str(identity.get("stack_id", ""))
-        raise EntityNotFound("Stack", str(identity.get("stack_name") or stack_id))
-    return row
