@@ -150,6 +150,9 @@ class BoundStack:
         self.identity = identity
         self.plugins = plugins
         self.global_env = global_env
+        # Each resource's class, once found (validation, the graph and the run all ask).
+        self._classes: dict[tuple[str, str], type[Resource]] = {}
+        self._types: dict[tuple[str, str], str] = {}
         self.template = Template(source.template, source.files)
         self.env = Environment(source.environment, global_env=global_env)
         self.params = Parameters(
@@ -251,10 +254,13 @@ class BoundStack:
         """The type a resource is stored as: the concrete plugin type after the environment's
         mappings, or the type as the template names it when a provider template serves it."""
         defn = self.resources[name]
-        entry = self.env.resolve_type(defn.type, name)
-        if entry.kind == "template":
-            return str(defn.type)
-        return str(entry.name)
+        key = (str(defn.type), name)
+        found = self._types.get(key)
+        if found is None:
+            entry = self.env.resolve_type(defn.type, name)
+            found = str(defn.type) if entry.kind == "template" else str(entry.name)
+            self._types[key] = found
+        return found
 
     def resource_class(self, name: str) -> type[Resource]:
         defn = self.resources[name]
@@ -262,10 +268,16 @@ class BoundStack:
 
     def class_of(self, type_name: str, resource_name: str) -> type[Resource]:
         """The class serving ``type_name`` for this resource, provider templates included."""
-        entry = self.env.resolve_type(type_name, resource_name)
-        if entry.kind == "template":
-            return self._template_class(type_name, entry, resource_name)
-        return self.plugins.get_class(str(entry.name))
+        key = (type_name, resource_name)
+        found = self._classes.get(key)
+        if found is None:
+            entry = self.env.resolve_type(type_name, resource_name)
+            if entry.kind == "template":
+                found = self._template_class(type_name, entry, resource_name)
+            else:
+                found = self.plugins.get_class(str(entry.name))
+            self._classes[key] = found
+        return found
 
     def stored_class(self, type_name: str, resource_name: str) -> type[Resource]:
         """The class of a stored resource, also when the environment no longer maps its type

@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Table, bindparam, delete, false, func, insert, not_, or_, select, update
 from sqlalchemy.orm import Session
@@ -31,7 +31,8 @@ _TAGS: Table = StackTag.__table__  # type: ignore[assignment]
 # the columns its parameters name; the WHERE's own parameters end in "_" (no column does).
 _INSERTS = {table.name: insert(table) for table in (_FILES, _TEMPLATES, _STACKS, _TAGS)}
 _TEMPLATE_WITH_FILES = (
-    select(RawTemplate.template, RawTemplate.environment, RawTemplateFiles.files)
+    select(RawTemplate.template, RawTemplate.environment, RawTemplateFiles.files,
+           RawTemplate.files_id)
     .outerjoin(RawTemplateFiles, RawTemplateFiles.id == RawTemplate.files_id)
     .where(RawTemplate.id == bindparam("template_id"))
 )
@@ -53,7 +54,11 @@ def store_template(
     environment: Mapping[str, Any],
     hidden_params: Iterable[str] = (),
     encryptor: Encryptor | None = None,
+    *,
+    files_id: int | None = None,
 ) -> int:
+    """A new template row; its files go in a row of their own unless ``files_id`` names a
+    stored row of the same files (a child stack shares its parent's, as in Heat)."""
     env = dict(environment)
     if encryptor is not None:
         params = dict(env.get("parameters") or {})
@@ -62,24 +67,46 @@ def store_template(
             params[name] = encryptor.encrypt(params[name])
         env["parameters"] = params
         env[ENCRYPTED_PARAM_NAMES] = hidden
-    # Core inserts: one template per stack, and the ORM's unit of work costs more than them.
-    files_id = _insert(session, _FILES, files=dict(files))
+    if files_id is None:
+        files_id = store_files(session, files)
     return _insert(session, _TEMPLATES, template=dict(template), files_id=files_id,
                    environment=env)
 
 
+def store_files(session: Session, files: Mapping[str, str]) -> int:
+    """A new row of a template's files; its id."""
+    return _insert(session, _FILES, files=dict(files))
+
+
 def _insert(session: Session, table: Table, **values: Any) -> int:
-    """Insert one row; its new integer id."""
+    """Insert one row; its new integer id (a Core insert: one template per stack, and the
+    ORM's unit of work costs more than the insert)."""
     key = session.connection().execute(
         _INSERTS[table.name], {"created_at": utcnow(), **values}).inserted_primary_key
     assert key is not None
     return int(key[0])
 
 
+class StoredTemplate(NamedTuple):
+    template: dict[str, Any]
+    files: dict[str, str]
+    environment: dict[str, Any]
+    # The row of its files (None: a template stored without one)
+    files_id: int | None
+
+
 def load_template(
     session: Session, template_id: int, encryptor: Encryptor | None = None
 ) -> tuple[dict[str, Any], dict[str, str], dict[str, Any]]:
     """(template, files, environment) with hidden parameters decrypted."""
+    stored = load_stored_template(session, template_id, encryptor)
+    return stored.template, stored.files, stored.environment
+
+
+def load_stored_template(
+    session: Session, template_id: int, encryptor: Encryptor | None = None
+) -> StoredTemplate:
+    """``load_template`` with the id of the files' row."""
     # One query with its files (every nested stack's action reads its template).
     row = session.connection().execute(
         _TEMPLATE_WITH_FILES, {"template_id": template_id}).first()
@@ -95,7 +122,7 @@ def load_template(
                 params[name] = encryptor.decrypt(params[name])
         env["parameters"] = params
     env[ENCRYPTED_PARAM_NAMES] = []
-    return dict(row.template or {}), files, env
+    return StoredTemplate(dict(row.template or {}), files, env, row.files_id)
 
 
 def environment_as_loaded(environment: Mapping[str, Any], sealed: bool) -> dict[str, Any]:
@@ -133,7 +160,10 @@ def delete_template(session: Session, template_id: int | None) -> None:
     files_id = row.files_id
     session.delete(row)
     session.flush()
-    if files_id is not None:
+    # A tree's stacks share their files' row: it goes with the last template on it.
+    if files_id is not None and session.scalar(
+        select(RawTemplate.id).where(RawTemplate.files_id == files_id).limit(1)
+    ) is None:
         session.execute(delete(RawTemplateFiles).where(RawTemplateFiles.id == files_id))
 
 

@@ -136,6 +136,7 @@ class ActionRun(StepDriver):
         self.template_id = loaded.template_id
         self.prev_template_id = loaded.prev_template_id
         self.loaded_traversal = loaded.traversal_id
+        self.stored_files = loaded.stored_files
         self.traversal_stored = loaded.traversal_stored
         self.data = loaded.data
         self.properties = loaded.properties
@@ -179,7 +180,8 @@ class ActionRun(StepDriver):
 
     def parent(self) -> Parent:
         """This stack, as the parent of its resources' child stacks."""
-        return Parent(self.stack_id, self.tenant, self.username, self.depth, self.root_stack_id)
+        return Parent(self.stack_id, self.tenant, self.username, self.depth, self.root_stack_id,
+                      self.stored_files)
 
     def plugin_class(self, type_name: str, name: str) -> type[Resource]:
         """The class of a resource of this stack (provider templates resolved); the same
@@ -217,7 +219,7 @@ class ActionRun(StepDriver):
         new row: an engine that takes the traversal over finds both or neither, so it never
         creates the replacement without the old row's event, nor replaces twice."""
         with self.core.db.session() as session:
-            self._check_lock(session)
+            self.check_lock(session)
             batch.apply(session.connection(), decided)
             new = self._add_row(session, name, record.resource_type, replaces=record.id,
                                 traversal_id=self.traversal_id,
@@ -286,7 +288,7 @@ class ActionRun(StepDriver):
     def _new_row(self, name: str, rtype: str | None = None, **extra: Any) -> ResourceRecord:
         """A new INIT row for ``name``, current from now on."""
         with self.core.db.session() as session:
-            self._check_lock(session)
+            self.check_lock(session)
             return self._add_row(session, name, rtype, **extra)
 
     def _add_row(self, session: Session, name: str, rtype: str | None = None,
@@ -502,8 +504,6 @@ class ActionRun(StepDriver):
 
     def _finish(self, success: bool, reason: str, stop: StopReason | None) -> None:
         """Final state, outputs, template bookkeeping, event; then rollback or lock release."""
-        action = self.action
-        status = states.COMPLETE if success else states.FAILED
         cancelled = stop is StopReason.CANCELLED
         rollback = (
             not success
@@ -521,49 +521,66 @@ class ActionRun(StepDriver):
             # Its stack user project goes with it (a child's shared one with the root; an
             # abandoned stack keeps it, as in Heat).
             stack_users.delete_project_of(self.core, self.stack_id)
-        with self.core.db.session() as session:
-            try:
-                self._check_lock(session)
-            except batch.LockLost:
-                self._note_lock_lost()
-                return
-            deleted = (success and self.spec.action == states.DELETE
-                       and not self.spec.delete_as)
-            fields: dict[str, Any] = {}
-            if self.spec.action != states.DELETE or not success:
-                fields["outputs"] = resolve_outputs(self.bound)
-            if success and self.is_update_like and self.prev_template_id is not None:
-                fields["prev_raw_template_id"] = None
-            if deleted:
-                fields["deleted_at"] = utcnow()
-            if not self.failed_early:  # (a cancel wrote the FAILED state already)
-                fields.update(action=action, status=status, status_reason=reason)
-            # The end is written with the claim of the stack's next traversal, in one UPDATE.
-            if supersede.superseded_at_end(self, session, **fields):
-                return  # a newer update owns the stack: nothing of this run's end is written
-            if not self.failed_early:
-                stack_event(session, self.stack_id, self.stack_name, action, status, reason)
-                self.ended = EndedState(
-                    None if deleted else (action, status, reason),
-                    # A child's, for its parent to read without a query: as stored.
-                    as_stored(fields["outputs"]) if "outputs" in fields and self.owner_id
-                    else None,
-                )
-            if success and self.is_update_like:
-                # With those its resources were on when it began (unused now, most often).
-                drop_template(session, self.prev_template_id, *self.old_templates)
-            event_store.prune(
-                session, self.stack_id, self.core.limits.max_events_per_stack,
-                self.core.limits.event_purge_batch_size,
+        # The common end releases the lock: that DELETE, last in the transaction, is also the
+        # check that this engine still holds it (a takeover's steal waits for the commit).
+        releasing = not rollback and not self.keep_lock
+        try:
+            with self.core.db.session() as session:
+                if not releasing:
+                    self.check_lock(session)
+                ended = self._write_end(session, success, reason, rollback, releasing)
+        except batch.LockLost:
+            self._note_lock_lost()
+            return
+        if ended is not None:
+            self.ended = ended
+
+    def _write_end(
+        self, session: Session, success: bool, reason: str, rollback: bool, releasing: bool
+    ) -> EndedState | None:
+        """``_finish``'s transaction; what the end leaves for a parent in this engine (None
+        when a newer update owns the stack). Raises ``LockLost`` to roll it all back."""
+        action = self.action
+        status = states.COMPLETE if success else states.FAILED
+        deleted = (success and self.spec.action == states.DELETE
+                   and not self.spec.delete_as)
+        fields: dict[str, Any] = {}
+        if self.spec.action != states.DELETE or not success:
+            fields["outputs"] = resolve_outputs(self.bound)
+        if success and self.is_update_like and self.prev_template_id is not None:
+            fields["prev_raw_template_id"] = None
+        if deleted:
+            fields["deleted_at"] = utcnow()
+        if not self.failed_early:  # (a cancel wrote the FAILED state already)
+            fields.update(action=action, status=status, status_reason=reason)
+        # The end is written with the claim of the stack's next traversal, in one UPDATE.
+        if supersede.superseded_at_end(self, session, lock_checked=not releasing, **fields):
+            return None  # a newer update owns the stack: nothing of this run's end is written
+        ended = None
+        if not self.failed_early:
+            stack_event(session, self.stack_id, self.stack_name, action, status, reason)
+            ended = EndedState(
+                None if deleted else (action, status, reason),
+                # A child's, for its parent to read without a query: as stored.
+                as_stored(fields["outputs"]) if "outputs" in fields and self.owner_id
+                else None,
             )
-            if self.spec.snapshot_id and self.spec.action == states.SNAPSHOT:
-                finish_snapshot(
-                    self.core, session, self.stack_id, self.spec.snapshot_id, success, reason
-                )
-            if rollback:
-                self.next_spec = begin_rollback(
-                    session, self.spec.action, self.stack_id, self.stack_name,
-                    self.template_id, self.prev_template_id,
-                )
-            elif not self.keep_lock:
-                lock_store.release(session, self.stack_id, self.core.engine_id)
+        if success and self.is_update_like:
+            # With those its resources were on when it began (unused now, most often).
+            drop_template(session, self.prev_template_id, *self.old_templates)
+        event_store.prune(
+            session, self.stack_id, self.core.limits.max_events_per_stack,
+            self.core.limits.event_purge_batch_size,
+        )
+        if self.spec.snapshot_id and self.spec.action == states.SNAPSHOT:
+            finish_snapshot(
+                self.core, session, self.stack_id, self.spec.snapshot_id, success, reason
+            )
+        if rollback:
+            self.next_spec = begin_rollback(
+                session, self.spec.action, self.stack_id, self.stack_name,
+                self.template_id, self.prev_template_id,
+            )
+        elif releasing and not lock_store.release(session, self.stack_id, self.core.engine_id):
+            raise batch.LockLost(self.stack_id, lock_store.holder(session, self.stack_id))
+        return ended

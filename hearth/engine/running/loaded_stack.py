@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hearth.common.errors import HearthError
-from hearth.engine.running.parent import StoredFacade
+from hearth.engine.running.parent import StoredFacade, StoredFiles
 from hearth.engine.running.records import ResourceRecord
 from hearth.engine.running.stored_properties import StoredData, StoredProperties
 from hearth.store import resources as resource_store
@@ -50,6 +50,8 @@ class LoadedStack:
     # The run's traversal and graph were stored with the stack (a create stored a moment
     # ago): the run has nothing to claim when it starts.
     traversal_stored: bool = False
+    # The files as stored (``files`` above may gain fetched templates during the action).
+    stored_files: StoredFiles | None = None
 
 
 def read(db: Database, encryptor: Encryptor | None, stack_id: str) -> LoadedStack:
@@ -68,7 +70,8 @@ def read_in(
         row = stack_store.run_columns(session, stack_id)
     if row is None:
         raise HearthError(f"Stack {stack_id} disappeared")
-    tmpl, files, env = stack_store.load_template(session, row.raw_template_id, encryptor)
+    tmpl, files, env, files_id = stack_store.load_stored_template(
+        session, row.raw_template_id, encryptor)
     rows = resource_store.rows_of_stack(session, stack_id)
     return LoadedStack(
         name=row.name,
@@ -93,7 +96,12 @@ def read_in(
             db, encryptor, session,
             (r.rsrc_prop_data_id for r in rows if r.rsrc_prop_data_id is not None),
         ),
+        stored_files=_stored_files(files_id, files),
     )
+
+
+def _stored_files(files_id: int | None, files: Mapping[str, str]) -> StoredFiles | None:
+    return None if files_id is None else StoredFiles(files_id, dict(files))
 
 
 def fresh(
@@ -103,14 +111,16 @@ def fresh(
     fields: Mapping[str, Any],
     template: Mapping[str, Any],
     files: Mapping[str, str],
+    files_id: int,
     environment: Mapping[str, Any],
     rows: Sequence[PlainResourceRow],
     facade: Callable[[str], Any] | None,
 ) -> LoadedStack:
     """A stack stored a moment ago: ``fields`` are its row's as written (with the run's
     traversal and graph, when they were stored with it), ``rows`` its INIT resource rows, for
-    which nothing else is stored yet. The template and environment go through JSON as stored
-    ones do (keys become strings, tuples lists), so both loads are alike."""
+    which nothing else is stored yet, ``files_id`` the row of its files. The template and
+    environment go through JSON as stored ones do (keys become strings, tuples lists), so both
+    loads are alike."""
     stack_id = str(fields["id"])
     return LoadedStack(
         name=str(fields["name"]),
@@ -136,6 +146,7 @@ def fresh(
         data=StoredData.nothing_stored(encryptor),
         properties=StoredProperties.nothing_stored(db, encryptor),
         traversal_stored=fields.get("current_deps") is not None,
+        stored_files=_stored_files(files_id, files),
     )
 
 

@@ -14,6 +14,14 @@ from hearth.template.context import StaticFacade
 
 
 @dataclass(frozen=True)
+class StoredFiles:
+    """A stack's files as stored, and their row: a child stack of the same files shares it."""
+
+    files_id: int
+    files: Mapping[str, str]
+
+
+@dataclass(frozen=True)
 class Parent:
     """The stack a resource with a child stack belongs to."""
 
@@ -22,6 +30,13 @@ class Parent:
     username: str | None
     depth: int
     root_stack_id: str
+    files: StoredFiles | None = None
+
+    def files_id_for(self, files: Mapping[str, str]) -> int | None:
+        """The stored row a child with ``files`` can share (None: it stores its own)."""
+        if self.files is not None and files == self.files.files:
+            return self.files.files_id
+        return None
 
     @classmethod
     def of(cls, row: StackRow) -> Parent:

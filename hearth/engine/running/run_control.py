@@ -59,7 +59,7 @@ class RunControl:
         elif message == "cancel_with_rollback":
             self.request_cancel(rollback=True)
 
-    def _check_lock(self, session: Session) -> None:
+    def check_lock(self, session: Session) -> None:
         """Raise ``LockLost`` unless this engine still holds the stack's lock (the row stays
         locked until ``session`` commits)."""
         if not lock_store.held(session, self.stack_id, self.lock_owner):

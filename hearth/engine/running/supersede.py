@@ -128,17 +128,22 @@ def _fail_stale(session: Session, run: ActionRun) -> None:
                         f"Engine went down during resource {record.action}")
 
 
-def superseded_at_end(run: ActionRun, session: Session, **end: Any) -> bool:
+def superseded_at_end(
+    run: ActionRun, session: Session, *, lock_checked: bool = True, **end: Any
+) -> bool:
     """At a run's end: True when a newer traversal owns the stack (nothing of this run's end
     is written; ``next_spec`` becomes the newest update unless a delete stopped the run).
     Otherwise the stack gets a fresh traversal id for what follows (a rollback), so that an
     update arriving before that starts is seen by it, and the columns of ``end`` (the run's
-    final state) with it."""
+    final state) with it. Unless ``lock_checked``, the lock is checked (``LockLost``) before
+    this writes anything of a superseded end (the caller checks it otherwise)."""
     follow = str(uuid.uuid4())
     if stack_store.claim_traversal(session, run.stack_id, run.traversal_id, follow,
                                    current_deps=None, **end):
         run.next_traversal = follow
         return False
+    if not lock_checked:
+        run.check_lock(session)
     # Its templates, unless the stack or a resource is still on them (the newest update
     # drops those that resources were on when it ends).
     drop_template(session, run.template_id, run.prev_template_id)

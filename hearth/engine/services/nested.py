@@ -133,6 +133,7 @@ class NestedStackService:
                 root_stack_id=parent.root_stack_id,
                 nested_depth=parent.depth + 1,
                 parent_resource_name=resource_name,
+                files_id=parent.files_id_for(source.files),
             ),
             dict(adopt_data or {}),
         )

@@ -191,9 +191,12 @@ class StackService:
         with self.core.db.session() as session:
             if new.owner_id is None and stack_store.name_taken(session, new.tenant, stack_name):
                 raise StackExists(stack_name)
+            files_id = new.files_id
+            if files_id is None:
+                files_id = stack_store.store_files(session, source.files)
             template_id = stack_store.store_template(
                 session, source.template, source.files, source.environment,
-                self._hidden_params(bound), self.core.encryptor,
+                self._hidden_params(bound), self.core.encryptor, files_id=files_id,
             )
             fields: dict[str, Any] = {
                 "id": stack_id,
@@ -243,7 +246,7 @@ class StackService:
         # transaction has ended: SQLite has one writer at a time).
         loaded = loaded_stack.fresh(
             self.core.db, self.core.encryptor, fields=fields, template=source.template,
-            files=source.files, environment=source.environment, rows=rows,
+            files=source.files, files_id=files_id, environment=source.environment, rows=rows,
             facade=bound.facade,
         )
         self.actions.launch(stack_id, spec, traversal_id=traversal_id, loaded=loaded)
@@ -552,6 +555,8 @@ class NewStack:
     parent_resource_name: str | None = None
     # The stored trust (user_creds row) of a root stack that uses other services.
     user_creds_id: int | None = None
+    # A stored row of the stack's very files (its parent's), shared rather than copied.
+    files_id: int | None = None
 
 
 def _adopt_payload(data: Any) -> dict[str, Any]:

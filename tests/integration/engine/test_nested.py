@@ -7,10 +7,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 from hearth.common.errors import RequestLimitExceeded, StackValidationFailed
 from hearth.engine.engine import Engine
 from hearth.store import stacks as stack_store
+from hearth.store.models import RawTemplate, RawTemplateFiles
 from tests.integration.engine.conftest import CTX, resources, stack_row, wait_state
 
 CHILD = """
@@ -128,6 +130,44 @@ def test_update_reaches_the_child_and_delete_removes_it(engine: Engine) -> None:
     assert wait_state(engine, ident)[:2] == ("DELETE", "COMPLETE")
     assert stack_row(engine, child).deleted_at is not None
     assert all_stacks(engine) == []
+
+
+def _files_rows(engine: Engine) -> tuple[dict[int, int | None], set[int]]:
+    """Each stored template's files row, and the files rows there are."""
+    with engine.core.db.session(readonly=True) as session:
+        templates = dict(session.execute(select(RawTemplate.id, RawTemplate.files_id)).all())
+        files = set(session.scalars(select(RawTemplateFiles.id)))
+    return templates, files
+
+
+def test_a_tree_stores_its_files_once_and_drops_them_with_the_last_template(
+    engine: Engine,
+) -> None:
+    tmpl = parent(nested={"type": "child.yaml", "properties": {"length": 5}})
+    ident = engine.create_stack(CTX, "files", tmpl, files={"child.yaml": CHILD}, args={})
+    assert wait_state(engine, ident)[:2] == ("CREATE", "COMPLETE")
+    child = child_of(engine, ident, "nested")
+    parent_tmpl = stack_row(engine, ident).raw_template_id
+    child_tmpl = stack_row(engine, child).raw_template_id
+    templates, files = _files_rows(engine)
+    # As in Heat: the child's template points at its parent's files, not at a copy.
+    assert templates[child_tmpl] == templates[parent_tmpl]
+    assert files == {templates[parent_tmpl]}
+    with engine.core.db.session(readonly=True) as session:
+        assert stack_store.load_template(session, child_tmpl)[1] == {"child.yaml": CHILD}
+
+    # New files: the child's old template goes first, while its parent's still uses them.
+    changed = CHILD.replace("default: 8", "default: 7")
+    engine.update_stack(CTX, ident, tmpl, files={"child.yaml": changed}, args={})
+    assert wait_state(engine, ident)[:2] == ("UPDATE", "COMPLETE")
+    templates, files = _files_rows(engine)
+    assert set(templates) == {
+        stack_row(engine, ident).raw_template_id, stack_row(engine, child).raw_template_id}
+    # No files row is left without a template, and no template lost its files.
+    assert files == {f for f in templates.values() if f is not None}
+    with engine.core.db.session(readonly=True) as session:
+        assert stack_store.load_template(
+            session, stack_row(engine, child).raw_template_id)[1] == {"child.yaml": changed}
 
 
 def test_nesting_one_level_too_deep_fails_before_anything_exists(

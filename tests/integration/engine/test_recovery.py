@@ -15,6 +15,7 @@ import pytest
 
 from hearth.common.context import RequestContext
 from hearth.engine.engine import Engine
+from hearth.engine.running.action_run import ActionRun
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from tests.integration.engine.conftest import CTX, events, make_engine, resources, wait_state
@@ -121,3 +122,33 @@ def test_an_update_whose_engine_died_before_it_began_is_carried_out(
         assert value["value"] == "two"
     finally:
         survivor.stop()
+
+
+@pytest.mark.parametrize("action", ["CREATE", "DELETE"])
+def test_an_end_whose_lock_another_engine_took_writes_nothing(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch, action: str
+) -> None:
+    # Another engine took the stack over (it believed this one dead) just as the run ended:
+    # the end's transaction is rolled back whole, and the lock stays the other engine's.
+    name = f"taken-{action.lower()}"
+    original = ActionRun._write_end
+
+    def taken_over_first(run: ActionRun, *args: Any) -> Any:
+        if run.stack_name == name and run.action == action:
+            with engine.core.db.session() as session:
+                assert lock_store.steal(session, run.stack_id, engine.core.engine_id, "other")
+        return original(run, *args)
+
+    monkeypatch.setattr(ActionRun, "_write_end", taken_over_first)
+    identity = engine.create_stack(CTX, name, template({"a": rsrc("a")}))
+    if action == "DELETE":
+        assert wait_state(engine, identity)[:2] == ("CREATE", "COMPLETE")
+        engine.delete_stack(CTX, identity)
+    assert engine.actions.wait_idle(identity["stack_id"], 30)
+    state = wait_state(engine, identity, until=lambda a, s: True)
+    assert state[:2] == (action, "IN_PROGRESS")
+    assert resources(engine, identity)["a"].action == action  # its resource did finish
+    with engine.core.db.session() as session:
+        assert lock_store.holder(session, identity["stack_id"]) == "other"
+    assert [e[2] for e in events(engine, identity) if e[0] == name and e[1] == action] == [
+        "IN_PROGRESS"]
