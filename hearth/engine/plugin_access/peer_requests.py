@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.plugin_access import peers
-from hearth.engine.plugin_access.plugin_context import EngineResourceContext
+from hearth.engine.plugin_access.plugin_context import EngineResourceContext, StackScope
 from hearth.engine.running.attribute_cache import jsonable
 from hearth.engine.running.outputs import resolve_outputs
 from hearth.engine.running.parent import Parent
@@ -101,12 +101,9 @@ def _plugin(
         core.nested.for_resource(stack.parent, record.name, name)
         if core.nested is not None else None
     )
-    context = EngineResourceContext(
-        core, record, stack_name=stack.name, tenant=stack.tenant, action=stack.action,
-        nested=lambda: nested, environment=stack.bound.env, files=stack.bound.source.files,
-        timeout_mins=stack.timeout,
-        update_policy=lambda: stack.bound.update_policy(record.name),
-    )
+    scope = StackScope(stack.name, stack.tenant, stack.action, stack.bound.env,
+                       stack.bound.source.files, stack.timeout, stack.bound.update_policy)
+    context = EngineResourceContext(core, record, scope, nested=lambda: nested)
     return context.plugin(stack.bound.stored_class(record.resource_type, record.name), props)
 
 

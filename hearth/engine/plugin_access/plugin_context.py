@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 from hearth.common.ec2_presign import presigned_url
@@ -41,43 +42,71 @@ class CancelFlag:
         return self._set
 
 
+@dataclass(frozen=True)
+class StackScope:
+    """What a resource's context knows of its stack: its name, project and action and, within
+    a stack action, the definition (environment, files, timeout, update policies). A run
+    makes one for all its resources' contexts; outside a run there is only the first part."""
+
+    name: str
+    tenant: str
+    action: str
+    environment: Environment | None = None
+    files: Mapping[str, str] = field(default_factory=dict)
+    timeout_mins: int | None = None
+    # A resource's resolved update policy, by name (resolved only when a plugin asks).
+    update_policy: Callable[[str], Any] | None = None
+
+    @classmethod
+    def of_row(cls, row: StackColumns) -> StackScope:
+        """A stored stack's scope, outside any action of it."""
+        return cls(row.name, row.tenant or "", row.action or "")
+
+    def outside_action(self) -> StackScope:
+        return StackScope(self.name, self.tenant, self.action)
+
+
+class StackColumns(Protocol):
+    """What ``StackScope.of_row`` reads of a stack row."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def tenant(self) -> str | None: ...
+    @property
+    def action(self) -> str | None: ...
+
+
 class EngineResourceContext:
-    """ResourceContext over the store: resource data, metadata and the cancel flag."""
+    """ResourceContext over the store: resource data, metadata and the cancel flag. Every
+    context is made by this constructor, for a stack scope; a resource step adds its own
+    cancel flag, its write buffer and where its stored data comes from."""
 
     def __init__(
         self,
         core: EngineCore,
         record: ResourceRecord,
+        scope: StackScope,
         *,
-        stack_name: str,
-        tenant: str,
-        action: str,
-        cancel_event: CancelFlag | None = None,
         nested: Callable[[], NestedStacks | None] | None = None,
-        environment: Environment | None = None,
-        files: dict[str, str] | None = None,
-        timeout_mins: int | None = None,
-        update_policy: Callable[[], Any] | None = None,
+        cancel_event: CancelFlag | None = None,
         buffer: list[batch.Write] | None = None,
         stored_data: Callable[[], dict[str, str] | None] | None = None,
     ) -> None:
         self._core = core
         self._record = record
+        self._scope = scope
         self.stack_id = record.stack_id
-        self.stack_name = stack_name
-        self.tenant = tenant
+        self.stack_name = scope.name
+        self.tenant = scope.tenant
         self.resource_uuid = record.uuid
-        self.action = action
+        self.action = scope.action
+        self.stack_timeout_mins = scope.timeout_mins
         self._cancel = cancel_event or CancelFlag()
         self._data: dict[str, str] | None = None
         # Made when a plugin first asks (few types own child stacks).
         self._nested_factory = nested
         self._nested: NestedStacks | None = None
-        self._environment = environment
-        self._files = files or {}
-        self.stack_timeout_mins = timeout_mins
-        # Resolved only when a plugin asks (few types have an update policy).
-        self._update_policy = update_policy
         # With a buffer, data changes join the step's writes (committed when it returns).
         self._buffer = buffer
         self._buffered: dict[str, str | None] = {}
@@ -103,15 +132,16 @@ class EngineResourceContext:
         return self._nested
 
     def stack_environment(self) -> Environment:
-        if self._environment is None:
+        if self._scope.environment is None:
             raise RuntimeError("No stack environment outside a stack action")
-        return self._environment
+        return self._scope.environment
 
     def stack_files(self) -> dict[str, str]:
-        return dict(self._files)
+        return dict(self._scope.files)
 
     def update_policy(self) -> dict[str, Any]:
-        value = self._update_policy() if self._update_policy is not None else None
+        policy = self._scope.update_policy
+        value = policy(self._record.name) if policy is not None else None
         return dict(value) if isinstance(value, Mapping) else {}
 
     def physical_resource_name(self) -> str:
@@ -245,8 +275,5 @@ class EngineResourceContext:
         except HearthError:
             # A row whose type is no longer known is nothing a plugin can use.
             return None
-        context = EngineResourceContext(
-            self._core, record, stack_name=self.stack_name, tenant=self.tenant,
-            action=self.action,
-        )
+        context = EngineResourceContext(self._core, record, self._scope.outside_action())
         return context.plugin(cls, props)

@@ -18,6 +18,7 @@ from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.plugin_access import stack_users
 from hearth.engine.plugin_access.cloud_access import service_type_of
+from hearth.engine.plugin_access.plugin_context import StackScope
 from hearth.engine.running import loaded_stack, supersede, traversal
 from hearth.engine.running.loaded_stack import LoadedStack
 from hearth.engine.running.outputs import resolve_outputs
@@ -150,6 +151,11 @@ class ActionRun(StepDriver):
             source, identity, plugins=core.plugins, global_env=core.global_env,
             limits=core.template_limits, depth=self.depth,
             max_depth=core.limits.max_nested_stack_depth, facade=loaded.facade,
+        )
+        # What every resource's plugin context knows of this stack.
+        self.scope = StackScope(
+            self.stack_name, self.tenant, self.action, self.bound.env,
+            self.bound.source.files, self.timeout_mins, self.bound.update_policy,
         )
         self._classes: dict[tuple[str, str], type[Resource]] = {}
         self._types: dict[str, str] = {}

@@ -130,15 +130,9 @@ class ResourceTask(UpdateDecision):
         return EngineResourceContext(
             self.core,
             self.record,
-            stack_name=run.stack_name,
-            tenant=run.tenant,
-            action=run.action,
-            cancel_event=self.cancel_event,
+            run.scope,
             nested=self._nested,
-            environment=run.bound.env,
-            files=run.bound.source.files,
-            timeout_mins=run.timeout_mins,
-            update_policy=lambda: run.bound.update_policy(self.record.name),
+            cancel_event=self.cancel_event,
             # Data a loop-run handler sets is committed with its step (it may not block).
             buffer=self.writes if self.inline else None,
             stored_data=(lambda: run.data.take(self.record.id)) if self.inline else None,

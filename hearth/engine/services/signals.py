@@ -19,7 +19,7 @@ from hearth.common.errors import (
 )
 from hearth.engine import states
 from hearth.engine.core import EngineCore
-from hearth.engine.plugin_access.plugin_context import EngineResourceContext
+from hearth.engine.plugin_access.plugin_context import EngineResourceContext, StackScope
 from hearth.engine.running.actions import ActionManager
 from hearth.engine.running.records import ResourceRecord, write_event, write_state
 from hearth.engine.running.step_outcomes import failure_reason
@@ -170,9 +170,7 @@ class ResourceSignals:
                 session, record.prop_data_id, self.core.encryptor
             )
         plugin = EngineResourceContext(
-            self.core, record, stack_name=row.name, tenant=row.tenant or "",
-            action=row.action or "",
-        ).plugin(cls, props)
+            self.core, record, StackScope.of_row(row)).plugin(cls, props)
         try:
             reason = plugin.signal(details)
         except NoActionRequired:
@@ -210,9 +208,7 @@ class ResourceSignals:
         cls = self.core.plugins.get_class(record.resource_type)
         if cls.has_handler("metadata_reset"):
             plugin = EngineResourceContext(
-                self.core, record, stack_name=row.name, tenant=row.tenant or "",
-                action=row.action or "",
-            ).plugin(cls, None)
+                self.core, record, StackScope.of_row(row)).plugin(cls, None)
             plugin.handle_metadata_reset()
         with self.core.db.session() as session:
             write_state(session, record, states.CHECK, states.COMPLETE, reason)
