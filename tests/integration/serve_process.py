@@ -6,11 +6,13 @@ loses what a crash loses and a SIGTERM takes the path an operator's stop takes.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -118,6 +120,30 @@ class ServeProcess(LoggedProcess):
                 if time.monotonic() > deadline:
                     raise AssertionError(f"hearth serve did not answer:\n{self.log()}") from None
                 time.sleep(0.05)
+
+    def restart_while_dying(
+        self, done: Callable[[], bool], *, most: int, alive_for: float = 2.0,
+        within: float = 180.0,
+    ) -> int:
+        """Start the server again each time it dies, until it has stayed up ``alive_for``
+        seconds and ``done()`` holds; how many times it died (at most ``most``)."""
+        deaths = 0
+        deadline = time.monotonic() + within
+        while True:
+            assert self.proc is not None
+            try:
+                self.proc.wait(timeout=alive_for)
+            except subprocess.TimeoutExpired:
+                if done():
+                    return deaths
+                continue
+            deaths += 1
+            assert deaths <= most, f"the engine died {deaths} times:\n{self.log()}"
+            assert time.monotonic() < deadline
+            # A new engine takes its stacks over as it starts, before its API answers: it
+            # may die again before start() sees it up.
+            with contextlib.suppress(AssertionError):
+                self.start()
 
 
 class StackApi:

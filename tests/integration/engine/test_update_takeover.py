@@ -4,9 +4,6 @@ are those of an undisturbed update."""
 
 from __future__ import annotations
 
-import contextlib
-import subprocess
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -56,26 +53,6 @@ def template(**resources: dict[str, Any]) -> dict[str, Any]:
     return {"heat_template_version": "2021-04-16", "resources": resources}
 
 
-def restart_until_done(server: ServeProcess, stacks: StackApi, stack_id: str,
-                       most: int) -> int:
-    """Restarts the server each time it dies; how many times it did."""
-    deaths = 0
-    deadline = time.monotonic() + 180
-    while True:
-        assert server.proc is not None
-        try:
-            server.proc.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            if not stacks.status(stack_id)[0].endswith("IN_PROGRESS"):
-                return deaths
-            continue
-        deaths += 1
-        assert deaths <= most, f"the engine died {deaths} times:\n{server.log()}"
-        assert time.monotonic() < deadline
-        with contextlib.suppress(AssertionError):  # it may die again before it answers
-            server.start()
-
-
 def test_an_update_carries_on_the_creates_a_dead_engine_began(tmp_path: Path,
                                                              engine_url: str) -> None:
     plugins = tmp_path / "plugins"
@@ -93,7 +70,8 @@ def test_an_update_carries_on_the_creates_a_dead_engine_began(tmp_path: Path,
         # `a` is replaced (size 1 -> 2) and `b` is new: each create kills its engine once.
         stacks.update("s", stack_id, template(a=crash_once("2", replaced),
                                               b=crash_once("2", added)), {})
-        deaths = restart_until_done(server, stacks, stack_id, most=2)
+        deaths = server.restart_while_dying(
+            lambda: not stacks.status(stack_id)[0].endswith("IN_PROGRESS"), most=2)
         assert deaths >= 1 and replaced.exists()
         assert stacks.wait(stack_id)[0] == "UPDATE_COMPLETE", server.log()
 
