@@ -64,8 +64,8 @@ def holder(session: Session, stack_id: str, *, for_update: bool = False) -> str 
 def held(session: Session, stack_id: str, engine_id: str) -> bool:
     """Whether ``engine_id`` holds the lock; its row stays locked (shared) until the
     transaction ends, so that a takeover's steal waits for what this transaction writes."""
-    # A Core statement: at the end of every action of every stack, and nothing of the ORM's
-    # needed.
+    # A Core statement, and nothing of the ORM's needed (an end that releases the lock checks
+    # it by that DELETE's row count instead).
     found = session.connection().execute(_HOLDER_FOR_SHARE, {"stack_id": stack_id}).scalar()
     return found == engine_id
 

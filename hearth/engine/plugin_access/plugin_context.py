@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from hearth.common.ec2_presign import presigned_url
@@ -16,6 +16,7 @@ from hearth.engine.running.records import ResourceRecord
 from hearth.resources.context import WAITCONDITION, physical_resource_name
 from hearth.store import batch
 from hearth.store import resources as resource_store
+from hearth.store.models import Stack as StackRow
 from hearth.template.environment import Environment
 
 if TYPE_CHECKING:
@@ -58,23 +59,12 @@ class StackScope:
     update_policy: Callable[[str], Any] | None = None
 
     @classmethod
-    def of_row(cls, row: StackColumns) -> StackScope:
+    def of_row(cls, row: StackRow) -> StackScope:
         """A stored stack's scope, outside any action of it."""
         return cls(row.name, row.tenant or "", row.action or "")
 
     def outside_action(self) -> StackScope:
         return StackScope(self.name, self.tenant, self.action)
-
-
-class StackColumns(Protocol):
-    """What ``StackScope.of_row`` reads of a stack row."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def tenant(self) -> str | None: ...
-    @property
-    def action(self) -> str | None: ...
 
 
 class EngineResourceContext:

@@ -157,8 +157,6 @@ class ActionRun(StepDriver):
             self.stack_name, self.tenant, self.action, self.bound.env,
             self.bound.source.files, self.timeout_mins, self.bound.update_policy,
         )
-        self._classes: dict[tuple[str, str], type[Resource]] = {}
-        self._types: dict[str, str] = {}
         self.current = self._current_rows()
         for name, record in self.current.items():
             self.bound.nodes[name] = record.node_data()
@@ -190,20 +188,13 @@ class ActionRun(StepDriver):
                       self.stored_files)
 
     def plugin_class(self, type_name: str, name: str) -> type[Resource]:
-        """The class of a resource of this stack (provider templates resolved); the same
-        answer throughout the action, found once."""
-        key = (type_name, name)
-        cls = self._classes.get(key)
-        if cls is None:
-            cls = self._classes[key] = self.bound.stored_class(type_name, name)
-        return cls
+        """The class of a resource of this stack (provider templates resolved; the stack's
+        definition finds it once)."""
+        return self.bound.stored_class(type_name, name)
 
     def resource_type(self, name: str) -> str:
-        """The type the template gives resource ``name`` (found once per action)."""
-        found = self._types.get(name)
-        if found is None:
-            found = self._types[name] = self.bound.resource_type(name)
-        return found
+        """The type the template gives resource ``name`` (found once by the definition)."""
+        return self.bound.resource_type(name)
 
     def update_plan(self, record: ResourceRecord, name: str) -> ResourcePlan:
         new_def = self.bound.frozen_definition(name)
