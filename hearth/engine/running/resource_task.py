@@ -30,9 +30,14 @@ from hearth.engine.running.step_outcomes import (
 from hearth.engine.running.update_decision import UpdateDecision
 from hearth.resources.context import physical_resource_name
 from hearth.resources.exceptions import PollDelay, UpdateReplace
+from hearth.resources.stack_resource import StackResource
 from hearth.store import batch
 from hearth.store import resources as resource_store
 from hearth.store.types import utcnow
+
+# Seconds between polls of a child stack whose end will wake the poll (see
+# ``_child_runs_here``): each poll costs the engine a step.
+WOKEN_POLL_FALLBACK = 1.0
 
 if TYPE_CHECKING:
     from hearth.engine.running.action_run import ActionRun
@@ -336,8 +341,20 @@ class ResourceTask(UpdateDecision):
             return Step(done=True)
         fields["step_cookie"] = jsonable(cookie)
         self._change(**fields)
+        if self._child_runs_here(plugin):
+            return Step(cookie=cookie, delay=WOKEN_POLL_FALLBACK)
         # Polled once the cookie is committed.
         return Step(cookie=cookie, then=lambda: self.poll(cookie))
+
+    def _child_runs_here(self, plugin: Resource) -> bool:
+        """Whether an action of the resource's child stack runs in this engine: its end
+        wakes this step's poll, so there is no poll before that (but one as a safety net
+        each ``WOKEN_POLL_FALLBACK`` seconds)."""
+        nested = self.core.nested
+        return (
+            nested is not None and isinstance(plugin, StackResource)
+            and plugin.resource_id is not None and nested.runs_here(plugin.resource_id)
+        )
 
     def poll(self, cookie: Any) -> Step:
         plugin = self.plugin
@@ -359,6 +376,8 @@ class ResourceTask(UpdateDecision):
         if plugin.resource_id != self.record.physical_id:
             self._change(physical_resource_id=plugin.resource_id)
             self.record.physical_id = plugin.resource_id
+        if not done and self._child_runs_here(plugin):
+            return Step(cookie=cookie, delay=WOKEN_POLL_FALLBACK)
         return Step(done=done, cookie=cookie)
 
     def _start_retry_delete(self) -> Step:

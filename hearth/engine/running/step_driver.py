@@ -47,10 +47,14 @@ class StepDriver(RunControl):
         released (by the graph runner, when this run has one)."""
         workers = self.core.workers
         step = Step()
+        # Made before the step starts: a child stack its handler starts may end (and wake
+        # this step's poll) before the first poll. Shared by the rows of one name (an old
+        # row's delete beside its replacement's steps): a wake-up costs the other one poll.
+        wake = self.poll_events.setdefault(task.name, asyncio.Event())
         try:
-            step = await self._call(task, self._start, task)
-            step = await self._drive(task, step)
-            step = await self._call(task, task.finish)
+            started = await self._step(task, self._start, task)
+            step = started[0]  # what an abort is told (its cookie)
+            step = await self._drive(task, started, wake)
             releases = isinstance(node, traversal.ResourceNode) or self.spec.action == states.DELETE
             if step.hook is None and releases:
                 # What depends on it may start now: the journal commits its writes after
@@ -147,26 +151,34 @@ class StepDriver(RunControl):
             raise NotStarted(task.name)
         return task.start()
 
-    async def _drive(self, task: ResourceTask, step: Step) -> Step:
-        """Poll with backoff until the handler's work is complete (hooks waited for)."""
+    async def _step(
+        self, task: ResourceTask, fn: Callable[..., Step], *args: Any
+    ) -> tuple[Step, Step | None]:
+        """``fn(*args)``, one step of ``task``, and what ``task.finish`` gave when that step
+        left the task done: the final state follows at once, in the same call (one hand-off
+        to a worker less per resource), and is committed with what is left."""
+        return await self._call(task, _then_finish, task, fn, *args)
+
+    async def _drive(
+        self, task: ResourceTask, started: tuple[Step, Step | None], wake: asyncio.Event
+    ) -> Step:
+        """Poll with backoff until the handler's work is complete (hooks waited for), or
+        at once when ``wake`` is set; the step the task's finish gave."""
+        step, finished = started
         delay = POLL_FIRST
-        while True:
+        while finished is None:
             if step.then is not None:
                 # The handler waits for IN_PROGRESS to be on disk, unless it cannot touch
                 # anything outside the database (a loop-run type).
                 if not task.inline:
                     await self._commit(task)
-                step = await self._call(task, step.then)
+                step, finished = await self._step(task, step.then)
                 continue
-            if step.done and step.hook is None:
-                # The final state follows at once and is committed with what is left.
-                return step
             await self._commit(task)
             if step.hook is not None:
                 await self._wait_hook(task, step.hook)
-                step = await self._call(task, task.after_hook)
+                step, finished = await self._step(task, task.after_hook)
                 continue
-            wake = self.poll_events.setdefault(task.name, asyncio.Event())
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(
                     wake.wait(), step.delay if step.delay is not None else delay
@@ -176,7 +188,8 @@ class StepDriver(RunControl):
             delay = min(delay * 2, POLL_MAX)
             # Cleared before the poll: a wake-up during the poll is not lost.
             wake.clear()
-            step = await self._call(task, task.poll, step.cookie)
+            step, finished = await self._step(task, task.poll, step.cookie)
+        return finished
 
     async def _wait_hook(self, task: ResourceTask, hook: str) -> None:
         event = self.hook_events.setdefault(task.name, asyncio.Event())
@@ -204,3 +217,12 @@ class StepDriver(RunControl):
         with self.core.db.session() as session:
             resource_store.remove(session, [record.id])
         self.rows.pop(record.id, None)
+
+
+def _then_finish(
+    task: ResourceTask, fn: Callable[..., Step], *args: Any
+) -> tuple[Step, Step | None]:
+    step = fn(*args)
+    if step.done and step.hook is None and step.then is None:
+        return step, task.finish()
+    return step, None

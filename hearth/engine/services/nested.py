@@ -245,6 +245,11 @@ class NestedStackService:
 
     # --- reads -----------------------------------------------------------------------------
 
+    def runs_here(self, stack_id: str) -> bool:
+        """Whether the child's run goes on in this engine: its end here wakes the poll of
+        the resource that owns it (``ActionManager``)."""
+        return self.actions.get(stack_id) is not None
+
     def state(self, stack_id: str) -> NestedState | None:
         run = self.actions.get(stack_id)
         if run is not None:

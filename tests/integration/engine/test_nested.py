@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from hearth.common.errors import RequestLimitExceeded, StackValidationFailed
 from hearth.engine.engine import Engine
+from hearth.resources.stack_resource import StackResource
 from hearth.store import stacks as stack_store
 from hearth.store.models import RawTemplate, RawTemplateFiles
 from tests.integration.engine.conftest import CTX, resources, stack_row, wait_state
@@ -89,6 +90,37 @@ def test_a_parent_sees_its_childs_outputs_as_stored(engine: Engine) -> None:
     ident = engine.create_stack(CTX, "numbered", tmpl, files={"child.yaml": child}, args={})
     assert wait_state(engine, ident)[:2] == ("CREATE", "COMPLETE")
     assert outputs(engine, ident) == {"by_key": "one", "whole": {"1": "one"}}
+
+
+def test_a_parent_checks_a_child_running_in_its_engine_once_the_child_ends(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The child's end wakes its parent resource, so the parent does not check it right
+    # after starting it nor on a timer meanwhile: each check costs the engine a step (it
+    # checked five or six times while this child ran).
+    checks: list[str] = []
+    real_create = StackResource.check_create_complete
+    real_delete = StackResource.check_delete_complete
+
+    def create_check(self: StackResource, cookie: Any) -> bool:
+        checks.append("CREATE")
+        return real_create(self, cookie)
+
+    def delete_check(self: StackResource, cookie: Any) -> bool:
+        checks.append("DELETE")
+        return real_delete(self, cookie)
+
+    monkeypatch.setattr(StackResource, "check_create_complete", create_check)
+    monkeypatch.setattr(StackResource, "check_delete_complete", delete_check)
+    child = ("heat_template_version: 2016-10-14\nresources:\n  slow:\n"
+             "    type: OS::Heat::TestResource\n"
+             "    properties: {action_wait_secs: {create: 0.3, delete: 0.3}}\n")
+    ident = engine.create_stack(CTX, "woken", parent(nested={"type": "child.yaml"}),
+                                files={"child.yaml": child}, args={})
+    assert wait_state(engine, ident)[:2] == ("CREATE", "COMPLETE")
+    engine.delete_stack(CTX, ident)
+    assert wait_state(engine, ident)[:2] == ("DELETE", "COMPLETE")
+    assert checks == ["CREATE", "DELETE"]
 
 
 def test_a_childs_end_is_kept_only_for_a_parent_waiting_in_its_engine(engine: Engine) -> None:
