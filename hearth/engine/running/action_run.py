@@ -152,6 +152,8 @@ class ActionRun(StepDriver):
             limits=core.template_limits, depth=self.depth,
             max_depth=core.limits.max_nested_stack_depth, facade=loaded.facade,
         )
+        if loaded.graph is not None:
+            self.bound.graph = loaded.graph
         # What every resource's plugin context knows of this stack.
         self.scope = StackScope(
             self.stack_name, self.tenant, self.action, self.bound.env,
@@ -388,11 +390,13 @@ class ActionRun(StepDriver):
         return task.grace_period() if task is not None else 0.0
 
     async def _prepare(self) -> dict[traversal.Node, set[traversal.Node]]:
-        nodes = await self.core.workers.call(self.graph)
         if self.traversal_stored:
-            # Stored with the stack a moment ago (a create): a newer update since then is
-            # told to this run (``supersede``), and the run's end sees it in any case.
-            return nodes
+            # Stored with the stack a moment ago (a create, a delete): a newer update since
+            # then is told to this run (``supersede``), and the run's end sees it in any
+            # case. Its nodes are made from the definition's graph, which came with it, or
+            # from the rows: no template work, so here on the loop.
+            return self.graph()
+        nodes = await self.core.workers.call(self.graph)
         # On disk before any resource starts (another engine resumes from it), unless a newer
         # update owns the stack by now: then nothing starts here.
         deps = traversal.stored_form(self.spec.to_json(), nodes)

@@ -52,6 +52,9 @@ class LoadedStack:
     traversal_stored: bool = False
     # The files as stored (``files`` above may gain fetched templates during the action).
     stored_files: StoredFiles | None = None
+    # The definition's dependency graph, when whoever stored the stack a moment ago had it
+    # (a create): its run does not work it out again.
+    graph: dict[str, set[str]] | None = None
 
 
 def read(db: Database, encryptor: Encryptor | None, stack_id: str) -> LoadedStack:
@@ -115,6 +118,7 @@ def fresh(
     environment: Mapping[str, Any],
     rows: Sequence[PlainResourceRow],
     facade: Callable[[str], Any] | None,
+    graph: dict[str, set[str]] | None = None,
 ) -> LoadedStack:
     """A stack stored a moment ago: ``fields`` are its row's as written (with the run's
     traversal and graph, when they were stored with it), ``rows`` its INIT resource rows, for
@@ -147,6 +151,7 @@ def fresh(
         properties=StoredProperties.nothing_stored(db, encryptor),
         traversal_stored=fields.get("current_deps") is not None,
         stored_files=_stored_files(files_id, files),
+        graph=graph,
     )
 
 

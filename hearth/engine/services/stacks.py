@@ -247,7 +247,7 @@ class StackService:
         loaded = loaded_stack.fresh(
             self.core.db, self.core.encryptor, fields=fields, template=source.template,
             files=source.files, files_id=files_id, environment=source.environment, rows=rows,
-            facade=bound.facade,
+            facade=bound.facade, graph=bound.graph,
         )
         self.actions.launch(stack_id, spec, traversal_id=traversal_id, loaded=loaded)
 

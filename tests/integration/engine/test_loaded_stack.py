@@ -10,6 +10,8 @@ from typing import Any
 from hearth.engine.engine import Engine
 from hearth.engine.running import loaded_stack
 from hearth.engine.running.loaded_stack import LoadedStack
+from hearth.engine.stack_builder import BoundStack, StackSource
+from hearth.template.parameters import StackIdentity
 from tests.integration.engine.conftest import CTX, wait_state
 
 CHILD = {
@@ -41,7 +43,7 @@ def _comparable(loaded: LoadedStack) -> dict[str, Any]:
     # The rows as created (their states, and the stack's traversal, move on in the create).
     seen = {k: v for k, v in vars(loaded).items()
             if k not in ("rows", "data", "properties", "traversal_id", "traversal_stored",
-                         "facade")}
+                         "facade", "graph")}
     # A read facade is read when first asked: compared by its answers.
     seen["facade"] = loaded.facade and {
         what: loaded.facade(what) for what in ("metadata", "deletion_policy", "update_policy")}
@@ -72,6 +74,13 @@ def test_a_new_stack_starts_from_what_a_read_gives(engine: Engine) -> None:
         # The run's traversal was stored with the stack, and is the one its resources ran in.
         assert fresh.traversal_stored and not read.traversal_stored
         assert {r.traversal_id for r in read.rows} == {fresh.traversal_id}, stack_id
+        # The definition's graph came with it: the one the stored definition gives.
+        stored = BoundStack(
+            StackSource(read.template, read.files, read.environment),
+            StackIdentity(read.tenant, read.name, stack_id), plugins=engine.core.plugins,
+            global_env=engine.core.global_env, facade=read.facade,
+        )
+        assert fresh.graph == stored.graph and read.graph is None, stack_id
     child = next(v for k, v in started.items() if k != root_id)
     assert child.environment["parameters"] == {"size": 3, "label": "lbl"}
     assert child.facade is not None and child.facade("deletion_policy") == "Retain"
