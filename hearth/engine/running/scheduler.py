@@ -46,12 +46,12 @@ class StopSignal:
     """How the outside world (a cancel, a delete) asks a running graph to stop."""
 
     def __init__(self) -> None:
-        self._event = asyncio.Event()
-        # Set by a stop that does not drain, also one after a draining stop.
-        self._now = asyncio.Event()
+        self._requested = False
         self.reason: StopReason | None = None
         self.message = ""
         self.drain = False
+        # Called at each request: the graphs running under this signal wake up.
+        self._listeners: list[Callable[[], None]] = []
 
     def request(
         self, reason: StopReason = StopReason.CANCELLED, message: str = "", *, drain: bool = False
@@ -62,19 +62,19 @@ class StopSignal:
             self.reason, self.message, self.drain = reason, message, drain
         elif not drain:
             self.drain = False  # a delete after a newer update's stop: what runs stops now
-        if not self.drain:
-            self._now.set()
-        self._event.set()
+        self._requested = True
+        for listener in list(self._listeners):
+            listener()
 
     @property
     def requested(self) -> bool:
-        return self._event.is_set()
+        return self._requested
 
-    async def wait(self) -> None:
-        await self._event.wait()
-
-    async def wait_now(self) -> None:
-        await self._now.wait()
+    def listen(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` at each request until the function returned is called (a
+        callback rather than a task waiting on each event: a graph runs per stack action)."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
 
 
 class GraphRunner(Generic[K]):
@@ -162,10 +162,7 @@ class GraphRunner(Generic[K]):
             k for k, n in self._waiting.items() if n == 0 and k not in self.result.completed
         ]
         blocked: set[K] = set()
-        stop_tasks = [asyncio.ensure_future(self._stop.wait()),
-                      asyncio.ensure_future(self._stop.wait_now())]
-        for stop_task in stop_tasks:
-            stop_task.add_done_callback(lambda _: wake.set())
+        unlisten = self._stop.listen(wake.set)
         cancelled_all = False
         grace_deadline: float | None = None
         try:
@@ -216,8 +213,7 @@ class GraphRunner(Generic[K]):
                                 (self._grace_for(k) for k in running.values()), default=0.0
                             )
         finally:
-            for stop_task in stop_tasks:
-                stop_task.cancel()
+            unlisten()
             self._wake = None
         self.result.not_started |= (
             set(self._requires)
