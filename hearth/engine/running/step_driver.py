@@ -50,7 +50,8 @@ class StepDriver(RunControl):
         # Made before the step starts: a child stack its handler starts may end (and wake
         # this step's poll) before the first poll. Shared by the rows of one name (an old
         # row's delete beside its replacement's steps): a wake-up costs the other one poll.
-        wake = self.poll_events.setdefault(task.name, asyncio.Event())
+        # Loop-run types start no child stacks: theirs is made if they ever poll.
+        wake = None if task.inline else self.poll_events.setdefault(task.name, asyncio.Event())
         try:
             started = await self._step(task, self._start, task)
             step = started[0]  # what an abort is told (its cookie)
@@ -160,7 +161,7 @@ class StepDriver(RunControl):
         return await self._call(task, _then_finish, task, fn, *args)
 
     async def _drive(
-        self, task: ResourceTask, started: tuple[Step, Step | None], wake: asyncio.Event
+        self, task: ResourceTask, started: tuple[Step, Step | None], wake: asyncio.Event | None
     ) -> Step:
         """Poll with backoff until the handler's work is complete (hooks waited for), or
         at once when ``wake`` is set; the step the task's finish gave."""
@@ -179,6 +180,8 @@ class StepDriver(RunControl):
                 await self._wait_hook(task, step.hook)
                 step, finished = await self._step(task, task.after_hook)
                 continue
+            if wake is None:
+                wake = self.poll_events.setdefault(task.name, asyncio.Event())
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(
                     wake.wait(), step.delay if step.delay is not None else delay
