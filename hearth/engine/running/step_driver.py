@@ -51,7 +51,7 @@ class StepDriver(RunControl):
         # this step's poll) before the first poll. Shared by the rows of one name (an old
         # row's delete beside its replacement's steps): a wake-up costs the other one poll.
         # Loop-run types start no child stacks: theirs is made if they ever poll.
-        wake = None if task.inline else self.poll_events.setdefault(task.name, asyncio.Event())
+        wake = None if task.inline else self._poll_event(task.name)
         try:
             started = await self._step(task, self._start, task)
             step = started[0]  # what an abort is told (its cookie)
@@ -181,7 +181,7 @@ class StepDriver(RunControl):
                 step, finished = await self._step(task, task.after_hook)
                 continue
             if wake is None:
-                wake = self.poll_events.setdefault(task.name, asyncio.Event())
+                wake = self._poll_event(task.name)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(
                     wake.wait(), step.delay if step.delay is not None else delay
@@ -193,6 +193,14 @@ class StepDriver(RunControl):
             wake.clear()
             step, finished = await self._step(task, task.poll, step.cookie)
         return finished
+
+    def _poll_event(self, name: str) -> asyncio.Event:
+        """What wakes the poll of resource ``name`` (made once per run and name: every step
+        that runs in a worker asks for it)."""
+        event = self.poll_events.get(name)
+        if event is None:
+            event = self.poll_events[name] = asyncio.Event()
+        return event
 
     async def _wait_hook(self, task: ResourceTask, hook: str) -> None:
         event = self.hook_events.setdefault(task.name, asyncio.Event())
