@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import sqlalchemy
 
-from bench import cli, heat, machine, results
+from bench import cli, heat, instructions, machine, results
 from bench.engine_run import bench_overrides
 from bench.lifecycle import BenchTimeout, split_status, state_name, wait_settled
 from bench.statements import StatementCounter
@@ -433,3 +433,16 @@ def test_checkpointed_size_moves_the_log_into_the_file(tmp_path: Path) -> None:
     wal = tmp_path / "hearth.sqlite-wal"
     assert not wal.exists() or wal.stat().st_size == 0
     assert size == db.stat().st_size > 200 * 100
+
+
+def test_instruction_counts_are_read_from_the_dumps_named_after_each_phase() -> None:
+    def dump(trigger: str, total: int) -> str:
+        return (f"version: 1\ncmd: python\npart: 1\ndesc: I1 cache: \n"
+                f"desc: Trigger: {trigger}\nsummary: 0\ntotals: {total}\n")
+
+    counts = instructions.phase_counts([
+        dump("dump create", 905_000_000), dump("dump delete", 628_000_000),
+        dump("Program termination", 0),
+    ])
+    assert counts == {"create": 905_000_000, "delete": 628_000_000}
+    assert instructions.phase_counts([dump("Program termination", 12)]) == {}

@@ -247,7 +247,8 @@ def test_ports_made_at_once_go_to_neutron_in_bulk(
     assert state[:2] == ("CREATE", "FAILED"), state
     rows = resources(cloud_engine, stack)
     failed = [n for n, row in rows.items() if row.status == "FAILED"]
-    assert len(failed) == 1 and failed[0] in ("p0", "p1"), failed
+    assert len(failed) == 1 and failed[0] in ("p0", "p1"), {
+        n: rows[n].status_reason for n in failed}
     assert "10.95.0.77" in str(rows[failed[0]].status_reason)
     assert "Conflict" in str(rows[failed[0]].status_reason)
     assert all(rows[f"q{i}"].status == "COMPLETE" for i in range(6))

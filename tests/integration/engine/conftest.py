@@ -92,10 +92,22 @@ def wait_state(
             state = (row.action or "", row.status or "", row.status_reason or "")
         if done(state[0], state[1]) and (until is not None or engine.actions.get(
             identity["stack_id"]) is None):
+            if state[1] == "FAILED":
+                print_failed_resources(engine, identity, state)
             return state
         if time.monotonic() > deadline:
             raise AssertionError(f"stack still {state} after {timeout}s")
         time.sleep(0.02)
+
+
+def print_failed_resources(engine: Engine, identity: dict[str, str],
+                           state: tuple[str, str, str]) -> None:
+    """Say why a stack failed, resource by resource: pytest shows what a failed test printed,
+    where an assertion on the stack's (action, status) alone would hide the reasons."""
+    print(f"stack {identity['stack_id']} ended {state[0]}_{state[1]}: {state[2]}")
+    for name, row in sorted(resources(engine, identity).items()):
+        if row.status == "FAILED":
+            print(f"  {name} {row.action}_FAILED: {row.status_reason}")
 
 
 def resources(engine: Engine, identity: dict[str, str]) -> dict[str, Any]:
