@@ -37,7 +37,6 @@ def _child(shape: str, n: int, timeout: float) -> int:
     """Runs under valgrind: a warm-up create and delete, then each phase between two lines
     exchanged with the parent ("ready <phase>" / "go", "done <phase>" / "go")."""
     from bench.engine_run import StatePoller, bench_overrides
-    from bench.lifecycle import wait_settled
     from hearth.common.config import load_config
     from hearth.common.context import RequestContext
     from hearth.engine.engine import Engine
@@ -53,11 +52,13 @@ def _child(shape: str, n: int, timeout: float) -> int:
         poller = StatePoller(db)
 
         def settle(stack_id: str, action: str) -> None:
-            state, _ = wait_settled(lambda: poller.read(stack_id), action, poll=0.05,
-                                    timeout=timeout)
-            if state[1] != "COMPLETE":
+            # Waits on the engine's own event, not by polling: a poll would be counted, and
+            # how many polls fit in a phase depends on how fast valgrind runs that day.
+            if not engine.wait_idle(stack_id, timeout):
+                raise RuntimeError(f"{action} still running after {timeout:.0f}s")
+            state = poller.read(stack_id)
+            if state[:2] != (action, "COMPLETE"):
                 raise RuntimeError(f"{action} ended {state}")
-            engine.wait_idle(stack_id, timeout)
 
         def handshake(line: str) -> None:
             print(line, flush=True)
@@ -95,7 +96,8 @@ def _expect(stream: IO[str], line: str) -> None:
         raise RuntimeError(f"expected {line!r} from the child, got {got!r}")
 
 
-def count(shape: str, n: int, timeout: float, code: Path | None = None) -> dict[str, int]:
+def count(shape: str, n: int, timeout: float, code: Path | None = None,
+          keep: Path | None = None) -> dict[str, int]:
     """Instructions per phase, from a child run under callgrind; with ``code``, the child
     imports Hearth (and the benchmark's templates) from that checkout instead of this one."""
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
@@ -130,8 +132,12 @@ def count(shape: str, n: int, timeout: float, code: Path | None = None) -> dict[
         finally:
             if child.poll() is None:
                 child.kill()
-        return phase_counts(dump.read_text(errors="replace")
-                            for dump in Path(out).glob("callgrind.out*"))
+        dumps = sorted(Path(out).glob("callgrind.out*"))
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+            for dump in dumps:
+                shutil.copy(dump, keep / dump.name)
+        return phase_counts(dump.read_text(errors="replace") for dump in dumps)
 
 
 def phase_counts(dumps: Iterable[str]) -> dict[str, int]:
@@ -154,12 +160,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--code", type=Path, help="count another checkout's engine (e.g. a "
                         "git worktree of an older commit), for comparing two versions")
+    parser.add_argument("--keep", type=Path, help="copy callgrind's dumps into this folder "
+                        "(callgrind_annotate or kcachegrind read them: where the "
+                        "instructions go, by C function and library)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         return _child(args.shape, args.n, args.timeout)
     started = time.monotonic()
-    counts = count(args.shape, args.n, args.timeout, args.code)
+    counts = count(args.shape, args.n, args.timeout, args.code, args.keep)
     for phase in PHASES:
         print(f"{args.shape} n={args.n} {phase}: {counts.get(phase, 0) / 1e9:.3f} G instructions")
     print(f"({time.monotonic() - started:.0f} s under valgrind)")
