@@ -36,6 +36,9 @@ TRIGGER = re.compile(r"^desc: Trigger: dump (\S+)", re.MULTILINE)
 def _child(shape: str, n: int, timeout: float) -> int:
     """Runs under valgrind: a warm-up create and delete, then each phase between two lines
     exchanged with the parent ("ready <phase>" / "go", "done <phase>" / "go")."""
+    # The engine is set up here rather than by a helper of ``bench.engine_run``: with
+    # ``--code`` these imports come from another (often older) checkout, which has only
+    # what ``bench.engine_run`` has long had.
     from bench.engine_run import StatePoller, bench_overrides
     from hearth.common.config import load_config
     from hearth.common.context import RequestContext
@@ -137,7 +140,11 @@ def count(shape: str, n: int, timeout: float, code: Path | None = None,
             keep.mkdir(parents=True, exist_ok=True)
             for dump in dumps:
                 shutil.copy(dump, keep / dump.name)
-        return phase_counts(dump.read_text(errors="replace") for dump in dumps)
+        counts = phase_counts(dump.read_text(errors="replace") for dump in dumps)
+    missing = [phase for phase in PHASES if phase not in counts]
+    if missing:
+        raise RuntimeError(f"callgrind wrote no dump for {', '.join(missing)}")
+    return counts
 
 
 def phase_counts(dumps: Iterable[str]) -> dict[str, int]:
@@ -170,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     counts = count(args.shape, args.n, args.timeout, args.code, args.keep)
     for phase in PHASES:
-        print(f"{args.shape} n={args.n} {phase}: {counts.get(phase, 0) / 1e9:.3f} G instructions")
+        print(f"{args.shape} n={args.n} {phase}: {counts[phase] / 1e9:.3f} G instructions")
     print(f"({time.monotonic() - started:.0f} s under valgrind)")
     return 0
 
