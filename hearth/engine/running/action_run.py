@@ -112,6 +112,7 @@ class ActionRun(StepDriver):
         # (``_lose_database``: this engine carries the action on once it answers).
         self.left_off = False
         self.database_lost = False
+        self.delete_follows = False
         # What the run's end wrote of the stack; None when it wrote no state (not ended,
         # superseded, or a cancel wrote it early).
         self.ended: EndedState | None = None
@@ -552,13 +553,15 @@ class ActionRun(StepDriver):
             fields["prev_raw_template_id"] = None
         if deleted:
             fields["deleted_at"] = utcnow()
-        if not self.failed_early:  # (a cancel wrote the FAILED state already)
+        # A cancel wrote the FAILED state already; a delete that follows writes its own.
+        writes_state = not self.failed_early and not self.delete_follows
+        if writes_state:
             fields.update(action=action, status=status, status_reason=reason)
         # The end is written with the claim of the stack's next traversal, in one UPDATE.
         if supersede.superseded_at_end(self, session, lock_checked=not releasing, **fields):
             return None  # a newer update owns the stack: nothing of this run's end is written
         ended = None
-        if not self.failed_early:
+        if writes_state:
             stack_event(session, self.stack_id, self.stack_name, action, status, reason)
             ended = EndedState(
                 None if deleted else (action, status, reason),

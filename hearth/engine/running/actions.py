@@ -142,7 +142,8 @@ class ActionManager:
                 elif self.waiting_after(stack_id):  # a delete came while it handed over
                     new.keep_lock = True
                     self.core.workers.call_soon(
-                        lambda: new.request_cancel(rollback=False, drain=False))
+                        lambda: new.request_cancel(rollback=False, drain=False,
+                                                   delete_follows=True))
             elif after is not None:
                 after()
             self._mark_idle(stack_id)

@@ -46,6 +46,8 @@ class RunControl:
     left_off: bool
     # Set when the database went away under this run: the engine carries it on later.
     database_lost: bool
+    # Set when a delete stops this run and follows it: the run's end writes no state.
+    delete_follows: bool
 
     def _on_message(self, message: str) -> None:
         """A control message another engine left on this stack's lock."""
@@ -53,6 +55,8 @@ class RunControl:
         if newer is not None:
             self.supersede(newer)
         elif message == "stop":  # a delete supersedes this action
+            self.request_cancel(rollback=False, drain=False, delete_follows=True)
+        elif message == "halt":  # a parent stops its child stack's action
             self.request_cancel(rollback=False, drain=False)
         elif message == "cancel":
             self.request_cancel(rollback=False)
@@ -93,11 +97,15 @@ class RunControl:
             self.left_off = True
 
     def request_cancel(
-        self, *, rollback: bool, message: str = "", drain: bool | None = None
+        self, *, rollback: bool, message: str = "", drain: bool | None = None,
+        delete_follows: bool = False,
     ) -> None:
         """Stop this action. A user's cancel without rollback lets running resources finish
-        (``drain``); a delete that supersedes the action stops them at once."""
+        (``drain``); a delete that supersedes the action stops them at once, and then its
+        end writes no state (``delete_follows``): as in Heat, the stack goes from the
+        action's IN_PROGRESS to DELETE_IN_PROGRESS, never through the action's FAILED."""
         self.cancel_rollback = rollback
+        self.delete_follows = self.delete_follows or delete_follows
         drain = not rollback if drain is None else drain
         if drain and not self.stop.requested and not self.failed_early:
             # Heat marks the stack FAILED at once; what runs then finishes on its own.

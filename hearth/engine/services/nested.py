@@ -241,7 +241,7 @@ class NestedStackService:
         with self.core.db.session() as session:
             holder = locking.holder_alive(self.core, session, stack_id)
             if holder is not None and holder != self.core.engine_id:
-                lock_store.post_message(session, stack_id, "stop")
+                lock_store.post_message(session, stack_id, "halt")
 
     # --- reads -----------------------------------------------------------------------------
 

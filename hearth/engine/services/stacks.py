@@ -441,7 +441,7 @@ class StackService:
             if run is not None and self.actions.after_current(
                 stack_id, lambda: self._delete_when_free(stack_id, name)
             ):
-                run.request_cancel(rollback=False, drain=False)
+                run.request_cancel(rollback=False, drain=False, delete_follows=True)
                 return
         if holder is not None and holder != self.core.engine_id:
             with self.core.db.session() as session:

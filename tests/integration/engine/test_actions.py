@@ -119,6 +119,24 @@ def test_delete_while_create_in_progress(engine: Engine) -> None:
                       )[:2] == ("DELETE", "COMPLETE")
 
 
+def test_delete_while_update_in_progress_goes_straight_to_delete(engine: Engine) -> None:
+    # Heat's stack goes from UPDATE_IN_PROGRESS to DELETE_IN_PROGRESS: a client polling for
+    # DELETE_COMPLETE never reads the stopped update's FAILED on the way.
+    identity = create(engine, template({"r": rsrc("a")}))
+    wait_state(engine, identity)
+    slow_update = {"action_wait_secs": {"update": 60, "delete": 0}}
+    engine.update_stack(CTX, identity, template({"r": rsrc("b", **slow_update)}))
+    wait_for(lambda: resources(engine, identity)["r"].action == "UPDATE")
+    engine.delete_stack(CTX, identity)
+    assert wait_state(engine, identity, until=lambda a, s: a == "DELETE" and s != "IN_PROGRESS"
+                      )[:2] == ("DELETE", "COMPLETE")
+    stack_events = [e[1:3] for e in events(engine, identity) if e[0] == identity["stack_name"]]
+    assert stack_events == [
+        ("CREATE", "IN_PROGRESS"), ("CREATE", "COMPLETE"), ("UPDATE", "IN_PROGRESS"),
+        ("DELETE", "IN_PROGRESS"), ("DELETE", "COMPLETE"),
+    ]
+
+
 def test_restricted_replace_fails_the_update(engine: Engine) -> None:
     identity = create(engine, template({"r": rsrc("x", update_replace=True)}))
     wait_state(engine, identity)

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from hearth.engine.engine import Engine
-from tests.integration.engine.conftest import CTX, make_engine, resources, stack_row, wait_state
+from tests.integration.engine.conftest import (
+    CTX,
+    events,
+    make_engine,
+    resources,
+    stack_row,
+    wait_state,
+)
 from tests.integration.engine.test_actions import wait_for
 from tests.integration.engine.test_lifecycle import create, rsrc, template
 
@@ -45,6 +52,10 @@ def test_delete_from_another_engine_stops_its_create(engine_url: str) -> None:
                            status != "IN_PROGRESS")
         assert state[:2] == ("DELETE", "COMPLETE")
         assert stack_row(other, identity).deleted_at is not None
+        # Never CREATE_FAILED between the two, for a client polling for DELETE_COMPLETE.
+        stack_events = [e[1:3] for e in events(other, identity) if e[0] == "s"]
+        assert stack_events == [("CREATE", "IN_PROGRESS"), ("DELETE", "IN_PROGRESS"),
+                                ("DELETE", "COMPLETE")]
     finally:
         other.stop()
         runner.stop()
