@@ -196,6 +196,8 @@ _RUN_COLUMNS = select(
     Stack.id, Stack.name, Stack.tenant, Stack.username, Stack.nested_depth, Stack.root_stack_id,
     Stack.owner_id, Stack.parent_resource_name, Stack.disable_rollback, Stack.timeout,
     Stack.raw_template_id, Stack.prev_raw_template_id, Stack.current_traversal,
+    # What a delete reads of the action it may stop.
+    Stack.action, Stack.status,
     # And what a lookup checks (a delete looks its stack up this way).
     Stack.stack_user_project_id, Stack.deleted_at,
 )

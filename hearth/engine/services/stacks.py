@@ -468,7 +468,15 @@ class StackService:
         from, in the caller's transaction, which holds the stack's lock (``row``: the stack's
         row, read in it)."""
         # What the run reads of the row (not its action and status) is as looked up.
+        if row is None:
+            row = stack_store.run_columns(session, stack_id)
         loaded = loaded_stack.read_in(session, self.core.db, self.core.encryptor, stack_id, row)
+        if row.status == states.IN_PROGRESS and row.action not in (None, states.DELETE):
+            # An action this delete stopped (its run wrote no end) ends, as in Heat, with its
+            # cancelled event; written with the delete's start, so no client polling for
+            # DELETE_COMPLETE reads the stack FAILED in between.
+            stack_event(session, stack_id, name, row.action, states.FAILED,
+                        f"Stack {row.action} cancelled")
         # A delete goes first (no update supersedes it): its traversal is the stack's now.
         loaded.traversal_id = str(uuid.uuid4())
         nodes = traversal.reverse_rows(loaded.rows)

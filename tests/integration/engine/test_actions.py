@@ -11,6 +11,7 @@ import pytest
 from hearth.common.errors import InvalidBreakPointHook, NotSupported
 from hearth.engine.engine import Engine
 from hearth.store import resources as resource_store
+from hearth.store import stacks as stack_store
 from hearth.store.models import RawTemplate, ResourcePropertiesData
 from tests.integration.engine.conftest import CTX, events, resources, stack_row, wait_state
 from tests.integration.engine.test_lifecycle import TWO, create, rsrc, template
@@ -22,6 +23,24 @@ def wait_for(check: Any, timeout: float = 20.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached")
         time.sleep(0.02)
+
+
+def state_when_delete_begins(engine: Engine, identity: dict[str, str]) -> list[tuple[str, str]]:
+    """The (action, status) a client reads of the stack each time ``engine`` begins its
+    delete (filled in as that happens)."""
+    seen: list[tuple[str, str]] = []
+    begin_delete = engine.stacks._begin_delete
+
+    def observed(*args: Any, **kwargs: Any) -> Any:
+        # A read: the delete's transaction holds the write lock.
+        with engine.core.db.session(readonly=True) as session:
+            row = stack_store.get_stack(session, identity["stack_id"])
+            assert row is not None
+            seen.append((row.action, row.status))
+        return begin_delete(*args, **kwargs)
+
+    engine.stacks._begin_delete = observed  # type: ignore[method-assign]
+    return seen
 
 
 def test_pre_create_hook_pauses_until_signalled(engine: Engine) -> None:
@@ -120,21 +139,25 @@ def test_delete_while_create_in_progress(engine: Engine) -> None:
 
 
 def test_delete_while_update_in_progress_goes_straight_to_delete(engine: Engine) -> None:
-    # Heat's stack goes from UPDATE_IN_PROGRESS to DELETE_IN_PROGRESS: a client polling for
-    # DELETE_COMPLETE never reads the stopped update's FAILED on the way.
+    # As in Heat, the stopped update ends with its cancelled event before the delete's
+    # start; unlike a plain cancel, the stack is never FAILED in between, for a client
+    # polling for DELETE_COMPLETE (which would stop at UPDATE_FAILED).
     identity = create(engine, template({"r": rsrc("a")}))
     wait_state(engine, identity)
     slow_update = {"action_wait_secs": {"update": 60, "delete": 0}}
     engine.update_stack(CTX, identity, template({"r": rsrc("b", **slow_update)}))
     wait_for(lambda: resources(engine, identity)["r"].action == "UPDATE")
+    seen_when_delete_began = state_when_delete_begins(engine, identity)
     engine.delete_stack(CTX, identity)
     assert wait_state(engine, identity, until=lambda a, s: a == "DELETE" and s != "IN_PROGRESS"
                       )[:2] == ("DELETE", "COMPLETE")
-    stack_events = [e[1:3] for e in events(engine, identity) if e[0] == identity["stack_name"]]
-    assert stack_events == [
+    assert seen_when_delete_began == [("UPDATE", "IN_PROGRESS")]
+    stack_events = [e[1:] for e in events(engine, identity) if e[0] == identity["stack_name"]]
+    assert [e[:2] for e in stack_events] == [
         ("CREATE", "IN_PROGRESS"), ("CREATE", "COMPLETE"), ("UPDATE", "IN_PROGRESS"),
-        ("DELETE", "IN_PROGRESS"), ("DELETE", "COMPLETE"),
+        ("UPDATE", "FAILED"), ("DELETE", "IN_PROGRESS"), ("DELETE", "COMPLETE"),
     ]
+    assert stack_events[3][2] == "Stack UPDATE cancelled"
 
 
 def test_restricted_replace_fails_the_update(engine: Engine) -> None:
