@@ -89,12 +89,14 @@ def release(session: Session, stack_id: str, engine_id: str) -> bool:
 
 
 def post_message(
-    session: Session, stack_id: str, message: str, *, unless: str | None = None
+    session: Session, stack_id: str, message: str, *, unless_prefix: str | None = None
 ) -> bool:
-    """Leave ``message`` on the lock (replacing one waiting, unless that one is ``unless``)."""
+    """Leave ``message`` on the lock (replacing one waiting, unless that one starts with
+    ``unless_prefix``)."""
     stmt = update(StackLock).where(StackLock.stack_id == stack_id)
-    if unless is not None:
-        stmt = stmt.where(or_(StackLock.message.is_(None), StackLock.message != unless))
+    if unless_prefix is not None:
+        stmt = stmt.where(or_(StackLock.message.is_(None),
+                              ~StackLock.message.startswith(unless_prefix)))
     result = session.execute(stmt.values(message=message))
     return bool(getattr(result, "rowcount", 0))
 

@@ -113,6 +113,7 @@ class ActionRun(StepDriver):
         self.left_off = False
         self.database_lost = False
         self.delete_follows = False
+        self.delete_by: str | None = None
         # What the run's end wrote of the stack; None when it wrote no state (not ended,
         # superseded, or a cancel wrote it early).
         self.ended: EndedState | None = None
@@ -537,6 +538,13 @@ class ActionRun(StepDriver):
         if ended is not None:
             self.ended = ended
 
+    def _release_lock(self, session: Session) -> bool:
+        """Free the lock, or hand it to the engine whose delete stopped this run; False when
+        this engine no longer held it."""
+        if self.delete_follows and self.delete_by and self.delete_by != self.core.engine_id:
+            return lock_store.steal(session, self.stack_id, self.core.engine_id, self.delete_by)
+        return lock_store.release(session, self.stack_id, self.core.engine_id)
+
     def _write_end(
         self, session: Session, success: bool, reason: str, rollback: bool, releasing: bool
     ) -> EndedState | None:
@@ -585,6 +593,6 @@ class ActionRun(StepDriver):
                 session, self.spec.action, self.stack_id, self.stack_name,
                 self.template_id, self.prev_template_id,
             )
-        elif releasing and not lock_store.release(session, self.stack_id, self.core.engine_id):
+        elif releasing and not self._release_lock(session):
             raise batch.LockLost(self.stack_id, lock_store.holder(session, self.stack_id))
         return ended

@@ -15,6 +15,20 @@ from hearth.store.db import Database, DatabaseError
 
 POLL_INTERVAL = 0.25
 
+# A delete from another engine: "stop:<that engine's id>" (the lock goes to it at the end).
+DELETE_PREFIX = "stop"
+
+
+def delete_message(engine_id: str) -> str:
+    return f"{DELETE_PREFIX}:{engine_id}"
+
+
+def deleter_of(message: str) -> str | None:
+    """The engine a delete message names ("" for one that names none); None for another
+    message."""
+    kind, _, engine_id = message.partition(":")
+    return engine_id if kind == DELETE_PREFIX else None
+
 Deliver = Callable[[str], None]
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.running import supersede
+from hearth.engine.running.messages import deleter_of
 from hearth.engine.running.scheduler import StopReason, StopSignal
 from hearth.engine.running.stack_state import set_stack_state
 from hearth.resources.stack_resource import StackResource
@@ -48,13 +49,19 @@ class RunControl:
     database_lost: bool
     # Set when a delete stops this run and follows it: the run's end writes no state.
     delete_follows: bool
+    # The engine whose delete stopped this run, when it is another one: the run's end hands
+    # it the lock rather than freeing it (a free lock on a stack IN_PROGRESS would be taken
+    # over, and the stopped action resumed, by whichever engine looks first).
+    delete_by: str | None
 
     def _on_message(self, message: str) -> None:
         """A control message another engine left on this stack's lock."""
         newer = supersede.traversal_of(message)
+        deleter = deleter_of(message)
         if newer is not None:
             self.supersede(newer)
-        elif message == "stop":  # a delete supersedes this action
+        elif deleter is not None:  # a delete supersedes this action
+            self.delete_by = deleter or None
             self.request_cancel(rollback=False, drain=False, delete_follows=True)
         elif message == "halt":  # a parent stops its child stack's action
             self.request_cancel(rollback=False, drain=False)

@@ -20,6 +20,7 @@ from hearth.common.errors import ActionInProgress
 from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.running import locking
+from hearth.engine.running.messages import DELETE_PREFIX
 from hearth.engine.running.records import write_state
 from hearth.engine.running.run_spec import RunSpec
 from hearth.engine.running.stack_state import drop_template
@@ -96,8 +97,9 @@ def notify(
             core.workers.call_soon(lambda: run.supersede(traversal_id))
         return
     with core.db.session() as session:
-        # A delete's "stop" stays: the delete goes first.
-        lock_store.post_message(session, stack_id, message(traversal_id), unless="stop")
+        # A delete's message stays: the delete goes first.
+        lock_store.post_message(session, stack_id, message(traversal_id),
+                                unless_prefix=DELETE_PREFIX)
 
 
 # --- the runs (ActionRun) -------------------------------------------------------------------

@@ -33,6 +33,7 @@ from hearth.engine.requests import ActionArgs, StackRequest, check_stack_name
 from hearth.engine.running import loaded_stack, locking, supersede, traversal
 from hearth.engine.running.actions import ActionManager
 from hearth.engine.running.loaded_stack import LoadedStack
+from hearth.engine.running.messages import delete_message
 from hearth.engine.running.parent import stored_facade
 from hearth.engine.running.records import ResourceRecord
 from hearth.engine.running.run_spec import RunSpec
@@ -445,7 +446,7 @@ class StackService:
                 return
         if holder is not None and holder != self.core.engine_id:
             with self.core.db.session() as session:
-                lock_store.post_message(session, stack_id, "stop")
+                lock_store.post_message(session, stack_id, delete_message(self.core.engine_id))
             self.core.workers.submit(self._await_lock_then_delete(stack_id, name))
             return
         self._delete_when_free(stack_id, name)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+
 from hearth.engine.engine import Engine
+from hearth.store import locks as lock_store
 from tests.integration.engine.conftest import (
     CTX,
     events,
@@ -62,6 +65,41 @@ def test_delete_from_another_engine_stops_its_create(engine_url: str) -> None:
         assert stack_events[1][2] == "Stack CREATE cancelled"
         # Never CREATE_FAILED until then, for a client polling for DELETE_COMPLETE.
         assert seen_when_delete_began[-1] == ("CREATE", "IN_PROGRESS")
+    finally:
+        other.stop()
+        runner.stop()
+
+
+def test_a_create_stopped_by_another_engines_delete_hands_that_engine_the_lock(
+    engine_url: str,
+) -> None:
+    runner = make_engine(engine_url)
+    other = make_engine(engine_url)
+    try:
+        identity = create(runner, template({"r": rsrc("one", action_wait_secs={"create": 60})}))
+        wait_for(lambda: _is_running(other, identity, "r"))
+        # The deleting engine begins its delete only once the runner's create has ended.
+        runner_ended = threading.Event()
+        delete_when_free = other.stacks._delete_when_free
+
+        def after_the_runner(stack_id: str, name: str) -> None:
+            runner_ended.wait(20)
+            delete_when_free(stack_id, name)
+
+        other.stacks._delete_when_free = after_the_runner  # type: ignore[method-assign]
+        other.delete_stack(CTX, identity)
+        assert runner.wait_idle(identity["stack_id"], 20)
+        # In between, the stack is still IN_PROGRESS (never CREATE_FAILED) and its lock is
+        # the deleting engine's: no engine's takeover resumes the stopped create.
+        with runner.core.db.session(readonly=True) as session:
+            assert lock_store.holder(session, identity["stack_id"]) == other.core.engine_id
+        assert stack_row(runner, identity).status == "IN_PROGRESS"
+        assert runner.liveness.recover() == 0
+        runner_ended.set()
+        state = wait_state(other, identity, timeout=20,
+                           until=lambda action, status: action == "DELETE" and
+                           status != "IN_PROGRESS")
+        assert state[:2] == ("DELETE", "COMPLETE")
     finally:
         other.stop()
         runner.stop()
