@@ -114,6 +114,7 @@ class ActionRun(StepDriver):
         self.database_lost = False
         self.delete_follows = False
         self.delete_by: str | None = None
+        self.abort_why = ""
         # What the run's end wrote of the stack; None when it wrote no state (not ended,
         # superseded, or a cancel wrote it early).
         self.ended: EndedState | None = None

@@ -49,6 +49,8 @@ class RunControl:
     database_lost: bool
     # Set when a delete stops this run and follows it: the run's end writes no state.
     delete_follows: bool
+    # Why resources this run stops were aborted, when not the stop's own message.
+    abort_why: str
     # The engine whose delete stopped this run, when it is another one: the run's end hands
     # it the lock rather than freeing it (a free lock on a stack IN_PROGRESS would be taken
     # over, and the stopped action resumed, by whichever engine looks first).
@@ -66,9 +68,9 @@ class RunControl:
         elif message == "halt":  # a parent stops its child stack's action
             self.request_cancel(rollback=False, drain=False)
         elif message == "cancel":
-            self.request_cancel(rollback=False)
+            self.request_cancel(rollback=False, by_user=True)
         elif message == "cancel_with_rollback":
-            self.request_cancel(rollback=True)
+            self.request_cancel(rollback=True, by_user=True)
 
     def check_lock(self, session: Session) -> None:
         """Raise ``LockLost`` unless this engine still holds the stack's lock (the row stays
@@ -105,7 +107,7 @@ class RunControl:
 
     def request_cancel(
         self, *, rollback: bool, message: str = "", drain: bool | None = None,
-        delete_follows: bool = False,
+        delete_follows: bool = False, by_user: bool = False,
     ) -> None:
         """Stop this action. A user's cancel without rollback lets running resources finish
         (``drain``); a delete that supersedes the action stops them at once, and then its
@@ -113,6 +115,10 @@ class RunControl:
         action's IN_PROGRESS to DELETE_IN_PROGRESS, never through the action's FAILED."""
         self.cancel_rollback = rollback
         self.delete_follows = self.delete_follows or delete_follows
+        if (by_user or delete_follows) and not self.stop.requested:
+            # What Heat's convergence engine tells a resource a user's cancel or delete
+            # stopped: "<ACTION> aborted (user triggered cancel)".
+            self.abort_why = "user triggered cancel"
         drain = not rollback if drain is None else drain
         if drain and not self.stop.requested and not self.failed_early:
             # Heat marks the stack FAILED at once; what runs then finishes on its own.

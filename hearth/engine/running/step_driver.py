@@ -91,7 +91,8 @@ class StepDriver(RunControl):
 
     def why_cancelled(self) -> str:
         timed_out = self.runner is not None and self.runner.result.stop is StopReason.TIMEOUT
-        return self.stop.message or ("timed out" if timed_out else "cancelled")
+        return self.stop.message or (
+            "timed out" if timed_out else self.abort_why or "cancelled")
 
     def settle_and_release(self, node: traversal.Node, task: ResourceTask) -> None:
         self._settle(node, task)

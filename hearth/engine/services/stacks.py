@@ -545,7 +545,7 @@ class StackService:
                 return
         run = self.actions.get(row.id)
         if run is not None:
-            run.request_cancel(rollback=cancel_with_rollback)
+            run.request_cancel(rollback=cancel_with_rollback, by_user=True)
 
 
 @dataclass(frozen=True)

@@ -102,6 +102,9 @@ def test_cancel_update_rolls_back(engine: Engine) -> None:
     wait_for(lambda: resources(engine, identity)["r"].status == "IN_PROGRESS")
     engine.stack_cancel_update(CTX, identity, cancel_with_rollback=True)
     assert wait_state(engine, identity)[:2] == ("ROLLBACK", "COMPLETE")
+    # Heat's convergence engine's words for the resource the cancel stopped.
+    assert ("r", "UPDATE", "FAILED", "UPDATE aborted (user triggered cancel)") in events(
+        engine, identity)
 
 
 def test_cancel_without_rollback(engine: Engine) -> None:
@@ -158,6 +161,8 @@ def test_delete_while_update_in_progress_goes_straight_to_delete(engine: Engine)
         ("UPDATE", "FAILED"), ("DELETE", "IN_PROGRESS"), ("DELETE", "COMPLETE"),
     ]
     assert stack_events[3][2] == "Stack UPDATE cancelled"
+    assert ("r", "UPDATE", "FAILED", "UPDATE aborted (user triggered cancel)") in events(
+        engine, identity)
 
 
 def test_restricted_replace_fails_the_update(engine: Engine) -> None:
