@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from hearth.clients.requests_in_flight import step_priority
 from hearth.engine import states
+from hearth.engine.resource_labels import resource_label
 from hearth.engine.running import traversal
 from hearth.engine.running.records import ResourceRecord
 from hearth.engine.running.resource_task import ResourceTask
@@ -74,7 +75,7 @@ class StepDriver(RunControl):
                 # The engine stops, or another one took over: the resource stays
                 # IN_PROGRESS for the next one.
                 raise
-            why = task.cancel_why or self.why_cancelled()
+            why = task.cancel_why or self.why_cancelled(task)
             with contextlib.suppress(Exception):
                 await self._closing(self._abort(task, step.cookie, why))
             raise
@@ -89,10 +90,19 @@ class StepDriver(RunControl):
         if isinstance(node, traversal.RowNode) and self.spec.action != states.DELETE:
             await workers.call(self._forget_row, task.record)
 
-    def why_cancelled(self) -> str:
+    def why_cancelled(self, task: ResourceTask | None = None) -> str:
         timed_out = self.runner is not None and self.runner.result.stop is StopReason.TIMEOUT
-        return self.stop.message or (
-            "timed out" if timed_out else self.abort_why or "cancelled")
+        if self.stop.message:
+            return self.stop.message
+        if timed_out and task is not None:
+            # Heat's words: the step as a task of the resource, "Task create from
+            # TestResource "r" Stack "s" [id] Timed out".
+            cls = self.bound.stored_class(task.record.resource_type, task.name)
+            # Heat names the task when it begins: a create's has no physical id yet.
+            physical = None if task.action == states.CREATE else task.record.physical_id
+            label = resource_label(cls, task.name, physical, self.stack_name, self.stack_id)
+            return f"Task {task.action.lower()} from {label} Timed out"
+        return "timed out" if timed_out else self.abort_why or "cancelled"
 
     def settle_and_release(self, node: traversal.Node, task: ResourceTask) -> None:
         self._settle(node, task)

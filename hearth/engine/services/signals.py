@@ -20,6 +20,7 @@ from hearth.common.errors import (
 from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.plugin_access.plugin_context import EngineResourceContext, StackScope
+from hearth.engine.resource_labels import resource_label
 from hearth.engine.running.actions import ActionManager
 from hearth.engine.running.records import ResourceRecord, write_event, write_state
 from hearth.engine.running.step_outcomes import failure_reason
@@ -27,6 +28,7 @@ from hearth.engine.services.stack_lookup import live_stack
 from hearth.engine.services.stacks import StackService
 from hearth.resources.context import METADATA, SECRET_URL_KINDS, SIGNAL, signal_token_key
 from hearth.resources.exceptions import NoActionRequired, ResourceActionNotSupported
+from hearth.resources.template_resource import TemplateResource
 from hearth.store import queries
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
@@ -68,8 +70,10 @@ class ResourceSignals:
         return ResourceRecord.from_row(rows[-1]) if rows else None
 
     def _label(self, record: ResourceRecord, row: StackRow) -> str:
-        rid = f" [{record.physical_id}]" if record.physical_id else ""
-        return f'{record.resource_type} "{record.name}"{rid} Stack "{row.name}" [{row.id}]'
+        plugins = self.core.plugins
+        cls = (plugins.get_class(record.resource_type) if record.resource_type in plugins
+               else TemplateResource)
+        return resource_label(cls, record.name, record.physical_id, row.name, row.id)
 
     def resource_signal(
         self,
