@@ -144,12 +144,12 @@ class RemoteSteps:
             resource_id=task.record.id, action=task.action, coordinator=run.lock_owner,
             priority=task.priority,
         )
-        outcome = await self._offered(run, unit)
+        outcome = await self._offered(run, unit, task)
         while outcome.ending in (Ending.CLAIMED_HERE, Ending.LEFT):
             if outcome.ending is Ending.LEFT:
                 claim = await self.core.workers.relay(self._claim_here, unit)
                 if claim is Claim.BUSY:  # another engine took it meanwhile
-                    outcome = await self._offered(run, unit, offer=False)
+                    outcome = await self._offered(run, unit, task, offer=False)
                     continue
                 if claim is not Claim.TAKEN:
                     outcome = await self.core.workers.relay(self._claim_outcome, unit, claim)
@@ -158,7 +158,9 @@ class RemoteSteps:
             return
         await self._settle(run, node, task, outcome)
 
-    async def _offered(self, run: ActionRun, unit: StepUnit, *, offer: bool = True) -> Outcome:
+    async def _offered(
+        self, run: ActionRun, unit: StepUnit, task: ResourceTask, *, offer: bool = True
+    ) -> Outcome:
         loop = asyncio.get_running_loop()
         waiter = _Waiter(unit, loop.create_future())
         self._waiting[unit.key] = waiter
@@ -173,7 +175,7 @@ class RemoteSteps:
         except asyncio.CancelledError:
             if not (self.core.handing_over or run.left_off):
                 # Whoever runs it carries on for the engine that takes the stack over.
-                await self._stopped(unit, run.why_cancelled())
+                await self._stopped(unit, run.why_cancelled(task))
             raise
         finally:
             if self._waiting.get(unit.key) is waiter:

@@ -90,11 +90,11 @@ class StepDriver(RunControl):
         if isinstance(node, traversal.RowNode) and self.spec.action != states.DELETE:
             await workers.call(self._forget_row, task.record)
 
-    def why_cancelled(self, task: ResourceTask | None = None) -> str:
+    def why_cancelled(self, task: ResourceTask) -> str:
         timed_out = self.runner is not None and self.runner.result.stop is StopReason.TIMEOUT
         if self.stop.message:
             return self.stop.message
-        if timed_out and task is not None:
+        if timed_out:
             # Heat's words: the step as a task of the resource, "Task create from
             # TestResource "r" Stack "s" [id] Timed out".
             cls = self.bound.stored_class(task.record.resource_type, task.name)
@@ -102,7 +102,7 @@ class StepDriver(RunControl):
             physical = None if task.action == states.CREATE else task.record.physical_id
             label = resource_label(cls, task.name, physical, self.stack_name, self.stack_id)
             return f"Task {task.action.lower()} from {label} Timed out"
-        return "timed out" if timed_out else self.abort_why or "cancelled"
+        return self.abort_why or "cancelled"
 
     def settle_and_release(self, node: traversal.Node, task: ResourceTask) -> None:
         self._settle(node, task)
