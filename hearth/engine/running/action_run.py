@@ -542,7 +542,7 @@ class ActionRun(StepDriver):
     def _release_lock(self, session: Session) -> bool:
         """Free the lock, or hand it to the engine whose delete stopped this run; False when
         this engine no longer held it."""
-        if self.delete_follows and self.delete_by and self.delete_by != self.core.engine_id:
+        if self.delete_by and self.delete_by != self.core.engine_id:
             return lock_store.steal(session, self.stack_id, self.core.engine_id, self.delete_by)
         return lock_store.release(session, self.stack_id, self.core.engine_id)
 

@@ -13,7 +13,7 @@ from hearth.engine.core import EngineCore
 from hearth.engine.running import supersede
 from hearth.engine.running.messages import deleter_of
 from hearth.engine.running.scheduler import StopReason, StopSignal
-from hearth.engine.running.stack_state import set_stack_state
+from hearth.engine.running.stack_state import cancelled_reason, set_stack_state
 from hearth.resources.stack_resource import StackResource
 from hearth.store import batch
 from hearth.store import locks as lock_store
@@ -124,7 +124,7 @@ class RunControl:
             # Heat marks the stack FAILED at once; what runs then finishes on its own.
             with self.core.db.session() as session:
                 set_stack_state(session, self.stack_id, self.stack_name, self.action,
-                                states.FAILED, message or f"Stack {self.action} cancelled")
+                                states.FAILED, message or cancelled_reason(self.action))
             self.failed_early = True
         self.stop.request(StopReason.CANCELLED, message, drain=drain)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from hearth.engine import states
 from hearth.engine.running.scheduler import GraphResult, StopReason
-from hearth.engine.running.stack_state import begin_stack_action
+from hearth.engine.running.stack_state import begin_stack_action, cancelled_reason
 from hearth.engine.running.step_outcomes import ResourceActionFailed
 from hearth.engine.running.traversal import Node
 from hearth.store import stacks as stack_store
@@ -97,7 +97,7 @@ def outcome(
     if result.stop is StopReason.TIMEOUT:
         return False, "Timed out"
     if result.stop is StopReason.CANCELLED:
-        return False, stop_message or f"Stack {action} cancelled"
+        return False, stop_message or cancelled_reason(action)
     return False, f"Stack {action} did not complete"
 
 

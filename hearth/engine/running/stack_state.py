@@ -26,6 +26,11 @@ def started_reason(action: str) -> str:
     return f"Stack {action} started"
 
 
+def cancelled_reason(action: str) -> str:
+    """Heat's reason of a stack action that a cancel or a delete stopped."""
+    return f"Stack {action} cancelled"
+
+
 def begin_stack_action(
     session: Any, stack_id: str, stack_name: str, action: str, **fields: Any
 ) -> None:

@@ -37,7 +37,12 @@ from hearth.engine.running.messages import delete_message
 from hearth.engine.running.parent import stored_facade
 from hearth.engine.running.records import ResourceRecord
 from hearth.engine.running.run_spec import RunSpec
-from hearth.engine.running.stack_state import begin_stack_action, stack_event, started_reason
+from hearth.engine.running.stack_state import (
+    begin_stack_action,
+    cancelled_reason,
+    stack_event,
+    started_reason,
+)
 from hearth.engine.services.payload_secrets import adopt_parameters, open_resources
 from hearth.engine.services.stack_lookup import live_stack, live_stack_columns
 from hearth.engine.stack_builder import BoundStack, StackSource, source_from_request
@@ -477,7 +482,7 @@ class StackService:
             # cancelled event; written with the delete's start, so no client polling for
             # DELETE_COMPLETE reads the stack FAILED in between.
             stack_event(session, stack_id, name, row.action, states.FAILED,
-                        f"Stack {row.action} cancelled")
+                        cancelled_reason(row.action))
         # A delete goes first (no update supersedes it): its traversal is the stack's now.
         loaded.traversal_id = str(uuid.uuid4())
         nodes = traversal.reverse_rows(loaded.rows)
