@@ -71,7 +71,7 @@ class Engine:
             core.db, lambda: core.encryptor, core.limits,
             stack_user_role=core.settings.clients.stack_user_role,
         )
-        self.liveness = Liveness(core, self.actions)
+        self.liveness = Liveness(core, self.actions, self.stacks)
         self.software = SoftwareService(
             core.db,
             max_configs_per_tenant=core.limits.max_software_configs_per_tenant,

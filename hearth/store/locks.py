@@ -70,12 +70,36 @@ def held(session: Session, stack_id: str, engine_id: str) -> bool:
     return found == engine_id
 
 
-def steal(session: Session, stack_id: str, old_engine: str | None, new_engine: str) -> bool:
-    """Take over a lock from a dead engine; False when someone else changed it first."""
+def steal(
+    session: Session, stack_id: str, old_engine: str | None, new_engine: str,
+    *, message: str | None = None,
+) -> bool:
+    """Take over a lock from a dead engine (or hand it on), with ``message`` on it and none
+    waiting before; False when someone else changed it first."""
     result = session.execute(
         update(StackLock)
         .where(StackLock.stack_id == stack_id, StackLock.engine_id == old_engine)
-        .values(engine_id=new_engine, message=None)
+        .values(engine_id=new_engine, message=message)
+    )
+    return bool(getattr(result, "rowcount", 0))
+
+
+def holder_and_message(session: Session, stack_id: str) -> tuple[str | None, str | None]:
+    """The engine holding the lock and the message on it (None, None: the lock is free)."""
+    found = session.connection().execute(
+        select(_LOCKS.c.engine_id, _LOCKS.c.message).where(_LOCKS.c.stack_id == stack_id)
+    ).first()
+    return (None, None) if found is None else (found[0], found[1])
+
+
+def clear_message(session: Session, stack_id: str, engine_id: str, message: str) -> bool:
+    """Remove ``message`` from the lock ``engine_id`` holds; False when it was not there
+    (someone acted on it first)."""
+    result = session.execute(
+        update(StackLock)
+        .where(StackLock.stack_id == stack_id, StackLock.engine_id == engine_id,
+               StackLock.message == message)
+        .values(message=None)
     )
     return bool(getattr(result, "rowcount", 0))
 
@@ -101,17 +125,24 @@ def post_message(
     return bool(getattr(result, "rowcount", 0))
 
 
-def with_messages(session: Session, engine_id: str) -> list[str]:
-    """The stacks whose locks ``engine_id`` holds with a message waiting (a read)."""
+def with_messages(session: Session, engine_id: str, *, kept: str | None = None) -> list[str]:
+    """The stacks whose locks ``engine_id`` holds with a message waiting (a read); a lock
+    whose message is ``kept`` (a note the holder leaves for itself) has none waiting."""
     stmt = select(StackLock.stack_id).where(
         StackLock.engine_id == engine_id, StackLock.message.is_not(None)
     )
+    if kept is not None:
+        stmt = stmt.where(StackLock.message != kept)
     return list(session.scalars(stmt))
 
 
-def take_message(session: Session, stack_id: str, engine_id: str) -> str | None:
+def take_message(
+    session: Session, stack_id: str, engine_id: str, *, kept: str | None = None
+) -> str | None:
+    """The message waiting on the lock ``engine_id`` holds, removed from it (``kept``: a
+    message that stays and is not returned)."""
     row = session.get(StackLock, stack_id, populate_existing=True)
-    if row is None or row.engine_id != engine_id or not row.message:
+    if row is None or row.engine_id != engine_id or not row.message or row.message == kept:
         return None
     message = row.message
     row.message = None

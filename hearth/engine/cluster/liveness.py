@@ -10,12 +10,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from typing import Any, Protocol
 
 from hearth.common.context import RequestContext
 from hearth.common.errors import Forbidden
 from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.running.actions import ActionManager
+from hearth.engine.running.loaded_stack import LoadedStack
+from hearth.engine.running.messages import deleter_of
 from hearth.engine.running.records import ResourceRecord, write_state
 from hearth.engine.running.run_spec import RunSpec
 from hearth.engine.running.stack_state import set_stack_state
@@ -35,10 +38,23 @@ _RESTARTABLE = (
 )
 
 
+class AcceptedDeletes(Protocol):
+    """How a takeover begins a delete that an engine accepted and did not begin."""
+
+    def begin_delete(
+        self, session: Session, stack_id: str, name: str, row: Any = None
+    ) -> LoadedStack: ...
+
+    def launch_delete(self, stack_id: str, loaded: LoadedStack) -> None: ...
+
+
 class Liveness:
-    def __init__(self, core: EngineCore, actions: ActionManager) -> None:
+    def __init__(
+        self, core: EngineCore, actions: ActionManager, deletes: AcceptedDeletes
+    ) -> None:
         self.core = core
         self.actions = actions
+        self.deletes = deletes
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
@@ -169,9 +185,17 @@ class Liveness:
         (``left_here``) one a run of this engine left while holding the lock."""
         core = self.core
         with core.db.session() as session:
-            holder = lock_store.holder(session, stack_id)
+            holder, message = lock_store.holder_and_message(session, stack_id)
             mine = holder == core.engine_id
-            if left_here:
+            # A delete accepted and not begun (its engine's note on the lock) is what the
+            # stack gets, not the action that delete stopped.
+            deleter = deleter_of(message) if message else None
+            if mine and deleter == core.engine_id:
+                # This engine's own, whose beginning failed or has not come yet: whoever
+                # removes the note begins it.
+                if not lock_store.clear_message(session, stack_id, core.engine_id, str(message)):
+                    return False
+            elif left_here:
                 if holder is not None and not mine:
                     return False  # another engine took it over while this one missed beats
             elif holder is not None and (
@@ -191,19 +215,31 @@ class Liveness:
             if row is None or row.status != states.IN_PROGRESS:
                 lock_store.release(session, stack_id, core.engine_id)
                 return False
-            deps = row.current_deps or {}
-            spec_data = deps.get("spec") if isinstance(deps, dict) else None
-            traversal_id = row.current_traversal
-            action = row.action or ""
-            spec = RunSpec.from_json(spec_data) if spec_data else None
-            if spec is None and action in _RESTARTABLE:
-                spec = RunSpec(action, rollback=not row.disable_rollback)
-                # Not the last action's traversal: what it finished is not done by this one.
-                traversal_id = None
-            if spec is None:
-                self._fail(session, stack_id, row.name, action)
-                lock_store.release(session, stack_id, core.engine_id)
-                return True
+            if deleter is not None and row.action != states.DELETE:
+                loaded = self.deletes.begin_delete(session, stack_id, row.name)
+                LOG.info("Deleting stack %s as %s asked (it did not begin the delete)",
+                         stack_id, "this engine" if deleter == core.engine_id
+                         else f"engine {deleter}")
+                # (launched once the transaction that began it has ended)
+            else:
+                loaded = None
+                deps = row.current_deps or {}
+                spec_data = deps.get("spec") if isinstance(deps, dict) else None
+                traversal_id = row.current_traversal
+                action = row.action or ""
+                spec = RunSpec.from_json(spec_data) if spec_data else None
+                if spec is None and action in _RESTARTABLE:
+                    spec = RunSpec(action, rollback=not row.disable_rollback)
+                    # Not the last action's traversal: what it finished is not done by this one.
+                    traversal_id = None
+                if spec is None:
+                    self._fail(session, stack_id, row.name, action)
+                    lock_store.release(session, stack_id, core.engine_id)
+                    return True
+        if loaded is not None:
+            self.deletes.launch_delete(stack_id, loaded)
+            return True
+        assert spec is not None
         LOG.info("Continuing %s of stack %s left %s", action, stack_id,
                  "when the database went away" if left_here else "by a dead engine")
         self.actions.launch(stack_id, spec, traversal_id=traversal_id, resuming=True)

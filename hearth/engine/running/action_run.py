@@ -21,6 +21,7 @@ from hearth.engine.plugin_access.cloud_access import service_type_of
 from hearth.engine.plugin_access.plugin_context import StackScope
 from hearth.engine.running import loaded_stack, supersede, traversal
 from hearth.engine.running.loaded_stack import LoadedStack
+from hearth.engine.running.messages import delete_message
 from hearth.engine.running.outputs import resolve_outputs
 from hearth.engine.running.parent import Parent
 from hearth.engine.running.records import ResourceRecord
@@ -543,7 +544,9 @@ class ActionRun(StepDriver):
         """Free the lock, or hand it to the engine whose delete stopped this run; False when
         this engine no longer held it."""
         if self.delete_by and self.delete_by != self.core.engine_id:
-            return lock_store.steal(session, self.stack_id, self.core.engine_id, self.delete_by)
+            # With the deleting engine's note: should it be gone, a takeover deletes.
+            return lock_store.steal(session, self.stack_id, self.core.engine_id, self.delete_by,
+                                    message=delete_message(self.delete_by))
         return lock_store.release(session, self.stack_id, self.core.engine_id)
 
     def _write_end(

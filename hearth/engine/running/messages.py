@@ -15,7 +15,11 @@ from hearth.store.db import Database, DatabaseError
 
 POLL_INTERVAL = 0.25
 
-# A delete from another engine: "stop:<that engine's id>" (the lock goes to it at the end).
+# A delete: "stop:<the deleting engine's id>". Left by another engine, it stops the run and the
+# lock goes to that engine at the run's end, with the same words on it; on a lock its engine
+# holds, it says that engine accepted a delete it has not begun yet. That note stays until
+# the delete begins, so that whoever takes the stack over from a dead engine deletes it
+# rather than carrying on the stopped action (the delete was accepted).
 DELETE_PREFIX = "stop"
 
 
@@ -72,8 +76,10 @@ class MessageBoard:
     def _waiting(self) -> list[str]:
         # A read: a write transaction per round would queue behind the engine's own writes.
         with self._db.session(readonly=True) as session:
-            return lock_store.with_messages(session, self._engine_id)
+            return lock_store.with_messages(session, self._engine_id,
+                                            kept=delete_message(self._engine_id))
 
     def _take(self, stack_id: str) -> str | None:
         with self._db.session() as session:
-            return lock_store.take_message(session, stack_id, self._engine_id)
+            return lock_store.take_message(session, stack_id, self._engine_id,
+                                           kept=delete_message(self._engine_id))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ from hearth.engine.requests import ActionArgs, StackRequest, check_stack_name
 from hearth.engine.running import loaded_stack, locking, supersede, traversal
 from hearth.engine.running.actions import ActionManager
 from hearth.engine.running.loaded_stack import LoadedStack
-from hearth.engine.running.messages import delete_message
+from hearth.engine.running.messages import DELETE_PREFIX, delete_message
 from hearth.engine.running.parent import stored_facade
 from hearth.engine.running.records import ResourceRecord
 from hearth.engine.running.run_spec import RunSpec
@@ -49,13 +50,15 @@ from hearth.engine.stack_builder import BoundStack, StackSource, source_from_req
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
-from hearth.store.db import Session
+from hearth.store.db import DatabaseError, Session
 from hearth.store.models import Stack as StackRow
 from hearth.template.context import StaticFacade
 from hearth.template.env_merge import merge_environments, patch_environment
 from hearth.template.parameters import StackIdentity, check_immutable_parameters
 from hearth.template.template import Template
 from hearth.template.validate import parameter_types
+
+LOG = logging.getLogger(__name__)
 
 
 def _wrap_validation(exc: HearthError) -> HearthError:
@@ -438,9 +441,13 @@ class StackService:
                 # Free (or its holder dead): taken, begun and read in this transaction.
                 if not taken:
                     locking.acquire(self.core, session, stack_id, name, states.DELETE)
-                loaded = self._begin_delete(session, stack_id, name, row)
+                loaded = self.begin_delete(session, stack_id, name, row)
+            elif holder == self.core.engine_id:
+                # Accepted: the note on the lock has a takeover delete the stack should this
+                # engine die (or fail) before its delete begins.
+                lock_store.post_message(session, stack_id, delete_message(holder))
         if holder is None:
-            self._launch_delete(stack_id, loaded)
+            self.launch_delete(stack_id, loaded)
             return
         if holder == self.core.engine_id and self.actions.get(stack_id) is not None:
             run = self.actions.get(stack_id)
@@ -451,23 +458,46 @@ class StackService:
                 return
         if holder is not None and holder != self.core.engine_id:
             with self.core.db.session() as session:
-                lock_store.post_message(session, stack_id, delete_message(self.core.engine_id))
-            self.core.workers.submit(self._await_lock_then_delete(stack_id, name))
+                # (not over another delete waiting: that one deletes, and this one sees it)
+                lock_store.post_message(session, stack_id, delete_message(self.core.engine_id),
+                                        unless_prefix=DELETE_PREFIX)
+            self.core.workers.submit(
+                self._await_lock_then_delete(stack_id, name, row.current_traversal))
             return
         self._delete_when_free(stack_id, name)
 
-    def _delete_when_free(self, stack_id: str, name: str) -> None:
+    def _delete_when_free(
+        self, stack_id: str, name: str, accepted_during: str | None = None
+    ) -> None:
+        """Begin the delete this engine accepted once it holds the stack's lock (raises
+        ActionInProgress while another engine's action holds it); nothing when the stack is
+        deleted, or a delete began since this one was accepted during the traversal
+        ``accepted_during`` (a takeover's of this delete, say)."""
+        me = self.core.engine_id
         with self.core.db.session() as session:
-            if lock_store.holder(session, stack_id) != self.core.engine_id:
+            holder = lock_store.holder(session, stack_id)
+            if holder == me:
+                # Held with this engine's note of the accepted delete: whoever removes the
+                # note begins the delete.
+                if not lock_store.clear_message(session, stack_id, me, delete_message(me)):
+                    return
+            else:
+                row = stack_store.run_columns(session, stack_id)
+                if row is None or row.deleted_at is not None:
+                    return
+                if (row.action == states.DELETE and row.status == states.IN_PROGRESS
+                        and row.current_traversal != accepted_during
+                        and locking.holder_alive(self.core, session, stack_id) is not None):
+                    return
                 locking.acquire(self.core, session, stack_id, name, states.DELETE)
-            loaded = self._begin_delete(session, stack_id, name)
-        self._launch_delete(stack_id, loaded)
+            loaded = self.begin_delete(session, stack_id, name)
+        self.launch_delete(stack_id, loaded)
 
-    def _launch_delete(self, stack_id: str, loaded: LoadedStack) -> None:
+    def launch_delete(self, stack_id: str, loaded: LoadedStack) -> None:
         self.actions.launch(stack_id, RunSpec(states.DELETE), traversal_id=loaded.traversal_id,
                             loaded=loaded)
 
-    def _begin_delete(
+    def begin_delete(
         self, session: Session, stack_id: str, name: str, row: Any = None
     ) -> LoadedStack:
         """DELETE begun with its run's traversal and graph, and the stack as its run starts
@@ -493,15 +523,21 @@ class StackService:
         loaded.traversal_stored = True
         return loaded
 
-    async def _await_lock_then_delete(self, stack_id: str, name: str) -> None:
+    async def _await_lock_then_delete(
+        self, stack_id: str, name: str, accepted_during: str | None
+    ) -> None:
         delay = 0.05
         while True:
             try:
-                await self.core.workers.call(self._delete_when_free, stack_id, name)
+                await self.core.workers.call(
+                    self._delete_when_free, stack_id, name, accepted_during)
                 return
             except HearthError:
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 2.0)
+                pass
+            except DatabaseError as exc:
+                LOG.warning("A delete of stack %s waits for the database: %s", stack_id, exc)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 2.0)
 
     # --- simple actions ------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ def state_when_delete_begins(engine: Engine, identity: dict[str, str]) -> list[t
     """The (action, status) a client reads of the stack each time ``engine`` begins its
     delete (filled in as that happens)."""
     seen: list[tuple[str, str]] = []
-    begin_delete = engine.stacks._begin_delete
+    begin_delete = engine.stacks.begin_delete
 
     def observed(*args: Any, **kwargs: Any) -> Any:
         # A read: the delete's transaction holds the write lock.
@@ -40,7 +40,7 @@ def state_when_delete_begins(engine: Engine, identity: dict[str, str]) -> list[t
             seen.append((row.action, row.status))
         return begin_delete(*args, **kwargs)
 
-    engine.stacks._begin_delete = observed  # type: ignore[method-assign]
+    engine.stacks.begin_delete = observed  # type: ignore[method-assign]
     return seen
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from hearth.engine.engine import Engine
 from hearth.store import locks as lock_store
@@ -82,9 +83,9 @@ def test_a_create_stopped_by_another_engines_delete_hands_that_engine_the_lock(
         runner_ended = threading.Event()
         delete_when_free = other.stacks._delete_when_free
 
-        def after_the_runner(stack_id: str, name: str) -> None:
+        def after_the_runner(*args: Any) -> None:
             runner_ended.wait(20)
-            delete_when_free(stack_id, name)
+            delete_when_free(*args)
 
         other.stacks._delete_when_free = after_the_runner  # type: ignore[method-assign]
         other.delete_stack(CTX, identity)
@@ -102,4 +103,63 @@ def test_a_create_stopped_by_another_engines_delete_hands_that_engine_the_lock(
         assert state[:2] == ("DELETE", "COMPLETE")
     finally:
         other.stop()
+        runner.stop()
+
+
+def _deleted(engine: Engine, identity: dict[str, str]) -> tuple[str, ...]:
+    return wait_state(engine, identity, timeout=20,
+                      until=lambda action, status: action == "DELETE" and status != "IN_PROGRESS")
+
+
+def test_a_delete_accepted_by_an_engine_that_died_before_beginning_it_is_done(
+    engine_url: str,
+) -> None:
+    runner = make_engine(engine_url)
+    deleter = make_engine(engine_url)
+    deleter_stopped = False
+    try:
+        identity = create(runner, template({"r": rsrc("one", action_wait_secs={"create": 60})}))
+        wait_for(lambda: _is_running(deleter, identity, "r"))
+        deleter.delete_stack(CTX, identity)
+        # The engine that accepted the delete is gone before the runner has stopped its
+        # create and handed it the lock: the runner's takeover of that lock deletes the
+        # stack (it resumed the create before, which would have taken 60 s).
+        deleter.stop()
+        deleter_stopped = True
+        state = _deleted(runner, identity)
+        assert state[:2] == ("DELETE", "COMPLETE")
+        stack_events = [e[1:3] for e in events(runner, identity) if e[0] == "s"]
+        assert stack_events == [("CREATE", "IN_PROGRESS"), ("CREATE", "FAILED"),
+                                ("DELETE", "IN_PROGRESS"), ("DELETE", "COMPLETE")]
+    finally:
+        if not deleter_stopped:
+            deleter.stop()
+        runner.stop()
+
+
+def test_a_delete_whose_beginning_failed_is_begun_by_its_engine_at_its_next_beat(
+    engine_url: str,
+) -> None:
+    runner = make_engine(engine_url)
+    try:
+        identity = create(runner, template({"r": rsrc("one", action_wait_secs={"create": 60})}))
+        wait_for(lambda: _is_running(runner, identity, "r"))
+        begin = runner.stacks._delete_when_free
+        failures: list[str] = []
+
+        def failing_once(*args: Any) -> None:
+            if not failures:
+                failures.append("the database went away")
+                raise RuntimeError(failures[0])
+            begin(*args)
+
+        runner.stacks._delete_when_free = failing_once  # type: ignore[method-assign]
+        runner.delete_stack(CTX, identity)
+        # The create stopped and kept its lock for the delete, whose start then failed: the
+        # stack sat CREATE_IN_PROGRESS under a live engine's lock for good before.
+        state = _deleted(runner, identity)
+        assert failures
+        assert state[:2] == ("DELETE", "COMPLETE")
+        assert stack_row(runner, identity).deleted_at is not None
+    finally:
         runner.stop()
