@@ -8,16 +8,25 @@ over to another run under the same lock (a rollback, or a delete that was waitin
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
+from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.running.action_run import ActionRun
 from hearth.engine.running.loaded_stack import LoadedStack
 from hearth.engine.running.run_spec import EndedState, RunSpec
+from hearth.engine.running.stack_state import set_stack_state
+from hearth.engine.services.payloads import finish_snapshot
+from hearth.store import locks as lock_store
+from hearth.store import stacks as stack_store
+from hearth.store.outage import is_database_outage, outage_summary
+
+LOG = logging.getLogger(__name__)
 
 # Ended child stack states kept for their parents' polls (each is read once).
 ENDED_KEPT = 4096
@@ -55,18 +64,40 @@ class ActionManager:
         traversal_id: str | None = None,
         resuming: bool = False,
         loaded: LoadedStack | None = None,
-    ) -> ActionRun:
+    ) -> ActionRun | None:
         """Start a run for a stack whose lock this engine holds (``loaded``: as this engine
-        just stored it)."""
-        run = ActionRun(
-            self.core,
-            stack_id,
-            spec,
-            traversal_id=traversal_id,
-            resuming=resuming,
-            on_finish=self._finished,
-            loaded=loaded,
-        )
+        just stored it).
+
+        The stack's IN_PROGRESS state and lock are stored already, so the action is accepted
+        even should its run not start (it reads the stack first): when the database went
+        away, the action is carried on once it answers (None is returned); for any other
+        fault the stack fails with it, and the fault is raised. Never is a stack left
+        IN_PROGRESS under this engine's lock with nothing running."""
+        try:
+            run = ActionRun(
+                self.core,
+                stack_id,
+                spec,
+                traversal_id=traversal_id,
+                resuming=resuming,
+                on_finish=self._finished,
+                loaded=loaded,
+            )
+        except Exception as exc:
+            outage = is_database_outage(exc)
+            with self._lock:
+                # The run this one follows (a rollback's failed update) is over.
+                self.running.pop(stack_id, None)
+                self._futures.pop(stack_id, None)
+                if outage:
+                    self._left.add(stack_id)
+            self._mark_idle(stack_id)
+            if not outage:
+                _fail_unstarted(self.core, stack_id, spec, exc)
+                raise
+            LOG.warning("The %s of stack %s starts once the database answers: %s",
+                        spec.action, stack_id, outage_summary(exc))
+            return None
         with self._lock:
             self.running[stack_id] = run
             self._ended.pop(stack_id, None)
@@ -137,9 +168,11 @@ class ActionManager:
         def chain() -> None:
             if next_spec is not None:
                 new = self.launch(stack_id, next_spec, traversal_id=run.next_traversal)
-                if after is not None:
+                # (None: carried on once the database answers, a delete by its note)
+                if new is not None and after is not None:
                     self.after_current(stack_id, after)
-                elif self.waiting_after(stack_id):  # a delete came while it handed over
+                elif new is not None and self.waiting_after(stack_id):
+                    # A delete came while it handed over.
                     new.keep_lock = True
                     self.core.workers.call_soon(
                         lambda: new.request_cancel(rollback=False, drain=False,
@@ -217,3 +250,25 @@ def _keep(kept: OrderedDict[str, T], stack_id: str, value: T) -> None:
     kept[stack_id] = value
     while len(kept) > ENDED_KEPT:
         kept.popitem(last=False)
+
+
+def _fail_unstarted(core: EngineCore, stack_id: str, spec: RunSpec, error: Exception) -> None:
+    """An action whose run could not start: the stack (and the snapshot it was taking) ends
+    FAILED with the fault, and its lock (this engine's) is freed. Best effort: a failure
+    here is logged."""
+    action = spec.delete_as or spec.action
+    reason = f"Stack {action} could not start: {error}"
+    try:
+        with core.db.session() as session:
+            row = stack_store.run_columns(session, stack_id)
+            if row is None or row.status != states.IN_PROGRESS:
+                return
+            if not lock_store.held(session, stack_id, core.engine_id):
+                return
+            set_stack_state(session, stack_id, row.name, row.action or action,
+                            states.FAILED, reason)
+            if spec.snapshot_id and spec.action == states.SNAPSHOT:
+                finish_snapshot(core, session, stack_id, spec.snapshot_id, False, reason)
+            lock_store.release(session, stack_id, core.engine_id)
+    except Exception:
+        LOG.exception("Could not fail stack %s, whose %s did not start", stack_id, action)
