@@ -355,9 +355,11 @@ def set_tags(session: Session, stack: Stack, tags: Sequence[str]) -> None:
     stack.tags = [StackTag(tag=t) for t in tags]
 
 
-def in_progress_stacks(session: Session) -> list[Stack]:
-    stmt = select(Stack).where(Stack.status == "IN_PROGRESS", Stack.deleted_at.is_(None))
-    return list(session.scalars(stmt))
+def in_progress_stack_ids(session: Session) -> list[str]:
+    """The ids of the live stacks IN_PROGRESS (read every heartbeat: ids only, not rows
+    whose sealed outputs would each be decrypted)."""
+    stmt = select(Stack.id).where(Stack.status == "IN_PROGRESS", Stack.deleted_at.is_(None))
+    return [str(stack_id) for stack_id in session.scalars(stmt)]
 
 
 SORT_KEYS = {

@@ -169,7 +169,7 @@ class Liveness:
         """Take over the IN_PROGRESS stacks of dead engines; returns how many were taken."""
         taken = 0
         with self.core.db.session() as session:
-            candidates = [s.id for s in stack_store.in_progress_stacks(session)]
+            candidates = stack_store.in_progress_stack_ids(session)
         for stack_id in candidates:
             if self.actions.get(stack_id) is not None:
                 continue
