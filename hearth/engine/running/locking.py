@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from hearth.common.errors import ActionInProgress
+from hearth.engine import states
 from hearth.engine.core import EngineCore
+from hearth.engine.running.messages import deleter_of
 from hearth.store import locks as lock_store
 from hearth.store.db import Session
 
@@ -18,13 +20,16 @@ def acquire(
     """
     if lock_store.try_insert(session, stack_id, core.engine_id):
         return
-    holder = lock_store.holder(session, stack_id)
+    holder, message = lock_store.holder_and_message(session, stack_id)
     if holder is None and lock_store.try_insert(session, stack_id, core.engine_id):
         return
     if holder == core.engine_id or (
         holder is not None and lock_store.is_alive(session, holder, core.settings.dead_after)
     ):
         raise ActionInProgress(stack_name, action)
+    if action != states.DELETE and message and deleter_of(message) is not None:
+        # A delete the dead engine accepted and did not begin: the takeover does it.
+        raise ActionInProgress(stack_name, states.DELETE)
     if not lock_store.steal(session, stack_id, holder, core.engine_id):
         raise ActionInProgress(stack_name, action)
 

@@ -23,6 +23,7 @@ from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.running import locking
 from hearth.engine.running.actions import ActionManager
+from hearth.engine.running.messages import DELETE_PREFIX
 from hearth.engine.running.parent import Parent
 from hearth.engine.running.run_spec import RunSpec
 from hearth.engine.running.stack_state import begin_stack_action
@@ -241,7 +242,7 @@ class NestedStackService:
         with self.core.db.session() as session:
             holder = locking.holder_alive(self.core, session, stack_id)
             if holder is not None and holder != self.core.engine_id:
-                lock_store.post_message(session, stack_id, "halt")
+                lock_store.post_message(session, stack_id, "halt", unless_prefix=DELETE_PREFIX)
 
     # --- reads -----------------------------------------------------------------------------
 

@@ -582,7 +582,8 @@ class StackService:
             holder = locking.holder_alive(self.core, session, row.id)
             message = "cancel_with_rollback" if cancel_with_rollback else "cancel"
             if holder is not None and holder != self.core.engine_id:
-                lock_store.post_message(session, row.id, message)
+                # (a delete accepted meanwhile stops the update anyway, and keeps its note)
+                lock_store.post_message(session, row.id, message, unless_prefix=DELETE_PREFIX)
                 return
         run = self.actions.get(row.id)
         if run is not None:

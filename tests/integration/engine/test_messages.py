@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
+
+from hearth.common.errors import ActionInProgress
 from hearth.engine.engine import Engine
 from hearth.store import locks as lock_store
 from tests.integration.engine.conftest import (
@@ -23,23 +29,69 @@ def _is_running(engine: Engine, identity: dict[str, str], name: str) -> bool:
     return bool(resources(engine, identity)[name].status == "IN_PROGRESS")
 
 
-def test_cancel_from_another_engine_rolls_the_update_back(engine_url: str) -> None:
+def _deletes_wait_for(engine: Engine) -> threading.Event:
+    """An event the engine's deletes wait for (up to 20 s) before they begin."""
+    go = threading.Event()
+    begin = engine.stacks._delete_when_free
+
+    def when_set(*args: Any) -> None:
+        go.wait(20)
+        begin(*args)
+
+    engine.stacks._delete_when_free = when_set  # type: ignore[method-assign]
+    return go
+
+
+@dataclass
+class SlowAction:
+    """Two engines on one database; the runner's action on the stack takes 60 s."""
+
+    runner: Engine
+    other: Engine
+    identity: dict[str, str]
+    stopped: set[int] = field(default_factory=set)
+
+    def stop(self, engine: Engine) -> None:
+        """Stop an engine part-way (gracefully: it is dead to the other at once)."""
+        engine.stop()
+        self.stopped.add(id(engine))
+
+
+@contextmanager
+def slow_action_on_two_engines(
+    engine_url: str, action: str = "create"
+) -> Iterator[SlowAction]:
+    """Two engines on one database, the first running the stack's ``action`` (create or
+    update) of a resource that takes 60 s."""
     runner = make_engine(engine_url)
     other = make_engine(engine_url)
+    case = SlowAction(runner, other, {})
     try:
-        identity = create(runner, template({"r": rsrc("one")}))
-        wait_state(runner, identity)
-        runner.update_stack(CTX, identity, template({"r": rsrc("two", wait_secs=60)}))
-        wait_for(lambda: _is_running(other, identity, "r"))
+        if action == "create":
+            case.identity = create(
+                runner, template({"r": rsrc("one", action_wait_secs={"create": 60})}))
+        else:
+            case.identity = create(runner, template({"r": rsrc("one")}))
+            wait_state(runner, case.identity)
+            runner.update_stack(CTX, case.identity,
+                                template({"r": rsrc("two", wait_secs=60)}))
+        wait_for(lambda: _is_running(other, case.identity, "r"))
+        yield case
+    finally:
+        for engine in (other, runner):
+            if id(engine) not in case.stopped:
+                engine.stop()
+
+
+def test_cancel_from_another_engine_rolls_the_update_back(engine_url: str) -> None:
+    with slow_action_on_two_engines(engine_url, "update") as case:
+        other, identity = case.other, case.identity
         other.stack_cancel_update(CTX, identity, cancel_with_rollback=True)
         state = wait_state(other, identity, timeout=20,
                            until=lambda action, status: action == "ROLLBACK" and
                            status != "IN_PROGRESS")
         assert state[:2] == ("ROLLBACK", "COMPLETE")
         assert resources(other, identity)["r"].status == "COMPLETE"
-    finally:
-        other.stop()
-        runner.stop()
 
 
 def test_delete_from_another_engine_stops_its_create(engine_url: str) -> None:
@@ -80,14 +132,7 @@ def test_a_create_stopped_by_another_engines_delete_hands_that_engine_the_lock(
         identity = create(runner, template({"r": rsrc("one", action_wait_secs={"create": 60})}))
         wait_for(lambda: _is_running(other, identity, "r"))
         # The deleting engine begins its delete only once the runner's create has ended.
-        runner_ended = threading.Event()
-        delete_when_free = other.stacks._delete_when_free
-
-        def after_the_runner(*args: Any) -> None:
-            runner_ended.wait(20)
-            delete_when_free(*args)
-
-        other.stacks._delete_when_free = after_the_runner  # type: ignore[method-assign]
+        runner_ended = _deletes_wait_for(other)
         other.delete_stack(CTX, identity)
         assert runner.wait_idle(identity["stack_id"], 20)
         # In between, the stack is still IN_PROGRESS (never CREATE_FAILED) and its lock is
@@ -114,27 +159,17 @@ def _deleted(engine: Engine, identity: dict[str, str]) -> tuple[str, ...]:
 def test_a_delete_accepted_by_an_engine_that_died_before_beginning_it_is_done(
     engine_url: str,
 ) -> None:
-    runner = make_engine(engine_url)
-    deleter = make_engine(engine_url)
-    deleter_stopped = False
-    try:
-        identity = create(runner, template({"r": rsrc("one", action_wait_secs={"create": 60})}))
-        wait_for(lambda: _is_running(deleter, identity, "r"))
-        deleter.delete_stack(CTX, identity)
+    with slow_action_on_two_engines(engine_url) as case:
+        case.other.delete_stack(CTX, case.identity)
         # The engine that accepted the delete is gone before the runner has stopped its
         # create and handed it the lock: the runner's takeover of that lock deletes the
         # stack (it resumed the create before, which would have taken 60 s).
-        deleter.stop()
-        deleter_stopped = True
-        state = _deleted(runner, identity)
+        case.stop(case.other)
+        state = _deleted(case.runner, case.identity)
         assert state[:2] == ("DELETE", "COMPLETE")
-        stack_events = [e[1:3] for e in events(runner, identity) if e[0] == "s"]
+        stack_events = [e[1:3] for e in events(case.runner, case.identity) if e[0] == "s"]
         assert stack_events == [("CREATE", "IN_PROGRESS"), ("CREATE", "FAILED"),
                                 ("DELETE", "IN_PROGRESS"), ("DELETE", "COMPLETE")]
-    finally:
-        if not deleter_stopped:
-            deleter.stop()
-        runner.stop()
 
 
 def test_a_delete_whose_beginning_failed_is_begun_by_its_engine_at_its_next_beat(
@@ -163,3 +198,31 @@ def test_a_delete_whose_beginning_failed_is_begun_by_its_engine_at_its_next_beat
         assert stack_row(runner, identity).deleted_at is not None
     finally:
         runner.stop()
+
+
+def test_a_delete_noted_on_a_dead_engines_lock_goes_before_any_other_action(
+    engine_url: str,
+) -> None:
+    with slow_action_on_two_engines(engine_url) as case:
+        runner = case.runner
+        # The runner accepts the delete and is gone before beginning it.
+        runner.stacks._delete_when_free = lambda *args: None  # type: ignore[method-assign]
+        runner.delete_stack(CTX, case.identity)
+        case.stop(runner)
+        # Its lock is not taken for another action: the accepted delete comes first.
+        with pytest.raises(ActionInProgress):
+            case.other.stack_suspend(CTX, case.identity)
+        assert _deleted(case.other, case.identity)[:2] == ("DELETE", "COMPLETE")
+
+
+def test_a_cancel_from_another_engine_leaves_a_delete_accepted_before_it(
+    engine_url: str,
+) -> None:
+    with slow_action_on_two_engines(engine_url, "update") as case:
+        runner, other, identity = case.runner, case.other, case.identity
+        # The runner begins its delete only once the other engine's cancel has come.
+        cancel_sent = _deletes_wait_for(runner)
+        runner.delete_stack(CTX, identity)
+        other.stack_cancel_update(CTX, identity, cancel_with_rollback=True)
+        cancel_sent.set()
+        assert _deleted(other, identity)[:2] == ("DELETE", "COMPLETE")
