@@ -20,7 +20,7 @@ from hearth.common.errors import ActionInProgress
 from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.running import locking
-from hearth.engine.running.messages import DELETE_PREFIX
+from hearth.engine.running.messages import DELETE_PREFIX, deleter_of
 from hearth.engine.running.records import write_state
 from hearth.engine.running.run_spec import RunSpec
 from hearth.engine.running.stack_state import drop_template
@@ -65,6 +65,11 @@ def lock_holder(
         holder == core.engine_id and actions.waiting_after(row.id)
     ):
         raise ActionInProgress(row.name, row.action or states.UPDATE)
+    # Likewise one accepted or asked for elsewhere (its note or message on the lock): the
+    # update would be dropped when the delete begins.
+    _, waiting = lock_store.holder_and_message(session, row.id)
+    if waiting and deleter_of(waiting) is not None:
+        raise ActionInProgress(row.name, states.DELETE)
     return holder
 
 

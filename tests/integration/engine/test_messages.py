@@ -226,3 +226,15 @@ def test_a_cancel_from_another_engine_leaves_a_delete_accepted_before_it(
         other.stack_cancel_update(CTX, identity, cancel_with_rollback=True)
         cancel_sent.set()
         assert _deleted(other, identity)[:2] == ("DELETE", "COMPLETE")
+
+
+def test_an_update_sent_while_a_delete_waits_to_begin_is_refused(engine_url: str) -> None:
+    with slow_action_on_two_engines(engine_url, "update") as case:
+        runner, other, identity = case.runner, case.other, case.identity
+        deletes_may_begin = _deletes_wait_for(runner)
+        runner.delete_stack(CTX, identity)
+        # Accepted, it would have been dropped when the delete began.
+        with pytest.raises(ActionInProgress, match="DELETE"):
+            other.update_stack(CTX, identity, template({"r": rsrc("three")}))
+        deletes_may_begin.set()
+        assert _deleted(other, identity)[:2] == ("DELETE", "COMPLETE")
