@@ -25,6 +25,8 @@ _FREE_INSERT = {
     for dialect, make in (("sqlite", sqlite_insert), ("postgresql", postgresql_insert))
 }
 _HOLDER = select(_LOCKS.c.engine_id).where(_LOCKS.c.stack_id == bindparam("stack_id"))
+_HOLDER_AND_MESSAGE = select(_LOCKS.c.engine_id, _LOCKS.c.message).where(
+    _LOCKS.c.stack_id == bindparam("stack_id"))
 _HOLDER_FOR_UPDATE = _HOLDER.with_for_update()
 _HOLDER_FOR_SHARE = _HOLDER.with_for_update(read=True)
 _RELEASE = delete(_LOCKS).where(
@@ -86,9 +88,7 @@ def steal(
 
 def holder_and_message(session: Session, stack_id: str) -> tuple[str | None, str | None]:
     """The engine holding the lock and the message on it (None, None: the lock is free)."""
-    found = session.connection().execute(
-        select(_LOCKS.c.engine_id, _LOCKS.c.message).where(_LOCKS.c.stack_id == stack_id)
-    ).first()
+    found = session.connection().execute(_HOLDER_AND_MESSAGE, {"stack_id": stack_id}).first()
     return (None, None) if found is None else (found[0], found[1])
 
 
