@@ -65,13 +65,15 @@ class Cluster:
         data_dir.mkdir(parents=True, exist_ok=True)
         # Its own topic: other test runs may share the broker.
         self.topic = f"hearth-test-{secrets.token_hex(6)}"
+        # (kept: a failing test reads the sealed values it stored)
+        self.encryption_key = secrets.token_urlsafe(32)
         self.config = data_dir / "hearth.conf"
         self.config.write_text("\n".join([
             "[DEFAULT]",
             f"transport_url = {transport_url}",
             f"engine_topic = {self.topic}",
             f"heartbeat_interval = {HEARTBEAT}",
-            f"auth_encryption_key = {secrets.token_urlsafe(32)}",
+            f"auth_encryption_key = {self.encryption_key}",
             *(f"{key} = {value}" for key, value in (options or {}).items()),
             "[database]", f"connection = {db_url}",
             "[api]", "bind_host = 127.0.0.1", f"bind_port = {self.port}",

@@ -14,6 +14,7 @@ written again by the engine that carried the action on.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -30,6 +31,8 @@ import pytest
 import requests
 import sqlalchemy as sa
 
+from hearth.store.crypto import Encryptor
+from hearth.store.sealing import unseal_tree
 from tests.integration.cluster.cluster_process import (
     START_TIMEOUT,
     Cluster,
@@ -218,6 +221,34 @@ def outcome(api: StackApi, name: str, stack_id: str) -> dict[str, Any]:
     return seen
 
 
+def stored_tree(db: sa.Engine, root_id: str, encryptor: Encryptor) -> str:
+    """The stored resources of a stack tree, their attribute caches opened, and their
+    events: what a failed comparison is told (the database is gone after the test)."""
+    with db.connect() as conn:
+        rows = conn.execute(sa.text(
+            "SELECT r.stack_id, r.id, r.name, r.action, r.status, r.status_reason, "
+            "r.traversal_id, r.engine_id, r.rsrc_prop_data_id, p.data AS props, p.encrypted, "
+            "r.attr_data FROM resource r LEFT JOIN resource_properties_data p "
+            "ON p.id = r.rsrc_prop_data_id WHERE r.root_stack_id = :root ORDER BY r.id"),
+            {"root": root_id}).all()
+        events = conn.execute(sa.text(
+            "SELECT e.id, e.resource_name, e.resource_action, e.resource_status, "
+            "e.resource_status_reason, e.created_at FROM event e JOIN stack s "
+            "ON s.id = e.stack_id WHERE s.root_stack_id = :root ORDER BY e.id"),
+            {"root": root_id}).all()
+    lines = ["stored resources:"]
+    for row in rows:
+        attrs, props = (json.loads(v) if isinstance(v, str) else v
+                        for v in (row.attr_data, row.props))
+        if row.encrypted and isinstance(props, dict):
+            props = encryptor.decrypt(props["token"])
+        lines.append(f"  {tuple(row)[:9]} properties={props} "
+                     f"attributes={unseal_tree(attrs, encryptor)}")
+    lines.append("events:")
+    lines += [f"  {tuple(event)}" for event in events]
+    return "\n".join(lines)
+
+
 def last_event_id(db: sa.Engine) -> int:
     with db.connect() as conn:
         return int(conn.execute(sa.text("SELECT coalesce(max(id), 0) FROM event")).scalar_one())
@@ -265,12 +296,13 @@ class Lane(threading.Thread):
     undisturbed one, until ``stop`` is set."""
 
     def __init__(self, index: int, shape: str, api: StackApi, db: sa.Engine,
-                 stop: threading.Event) -> None:
+                 stop: threading.Event, encryptor: Encryptor) -> None:
         super().__init__(name=f"lane-{index}", daemon=True)
         self.index = index
         self.shape = shape
         self.api = api
         self.db = db
+        self.encryptor = encryptor
         self.stop = stop
         self.expected: list[dict[str, Any]] | None = None
         self.lifecycles = 0
@@ -289,8 +321,9 @@ class Lane(threading.Thread):
             stack_id = result if what == "CREATE" else self.stack_id
             seen.append(outcome(self.api, name, stack_id))
             check_records(self.db, stack_id, mark, f"{name} {what}")
-            if self.expected is not None:
-                assert seen[-1] == self.expected[len(seen) - 1], f"{name} {what}"
+            if self.expected is not None and seen[-1] != self.expected[len(seen) - 1]:
+                stored = stored_tree(self.db, stack_id, self.encryptor)
+                assert seen[-1] == self.expected[len(seen) - 1], f"{name} {what}\n{stored}"
             return result
 
         self.stack_id = action("CREATE", lambda: self.api.create(name, template, first))
@@ -322,7 +355,8 @@ def test_engines_killed_during_create_update_delete_change_nothing(
     calls = Calls()
     api = GuardedApi(cluster.endpoint, calls)
     stop = threading.Event()
-    lanes = [Lane(i, shape, api, db, stop) for i, shape in enumerate(LANES)]
+    encryptor = Encryptor.from_key(cluster.encryption_key)
+    lanes = [Lane(i, shape, api, db, stop, encryptor) for i, shape in enumerate(LANES)]
     for lane in lanes:
         lane.start()
     # The first lifecycle of each lane is undisturbed: what the others must end as.
