@@ -223,24 +223,16 @@ class Liveness:
                 # (launched once the transaction that began it has ended)
             else:
                 loaded = None
-                deps = row.current_deps or {}
-                spec_data = deps.get("spec") if isinstance(deps, dict) else None
-                traversal_id = row.current_traversal
-                action = row.action or ""
-                spec = RunSpec.from_json(spec_data) if spec_data else None
-                if spec is None and action in _RESTARTABLE:
-                    spec = RunSpec(action, rollback=not row.disable_rollback)
-                    # Not the last action's traversal: what it finished is not done by this one.
-                    traversal_id = None
+                spec, traversal_id = _resumable(row)
                 if spec is None:
-                    self._fail(session, stack_id, row.name, action)
+                    self._fail(session, stack_id, row.name, row.action or "")
                     lock_store.release(session, stack_id, core.engine_id)
                     return True
         if loaded is not None:
             self.deletes.launch_delete(stack_id, loaded)
             return True
         assert spec is not None
-        LOG.info("Continuing %s of stack %s left %s", action, stack_id,
+        LOG.info("Continuing %s of stack %s left %s", spec.action, stack_id,
                  "when the database went away" if left_here else "by a dead engine")
         self.actions.launch(stack_id, spec, traversal_id=traversal_id, resuming=True)
         return True
@@ -252,6 +244,20 @@ class Liveness:
                 record = ResourceRecord.from_row(row)
                 write_state(session, record, record.action, states.FAILED, reason)
         set_stack_state(session, stack_id, name, action, states.FAILED, reason)
+
+
+def _resumable(row: Any) -> tuple[RunSpec | None, str | None]:
+    """The action a stack taken over carries on, and from which traversal: the one stored
+    with it, else its action started again (None: it cannot be carried on)."""
+    deps = row.current_deps or {}
+    spec_data = deps.get("spec") if isinstance(deps, dict) else None
+    if spec_data:
+        return RunSpec.from_json(spec_data), row.current_traversal
+    action = row.action or ""
+    if action in _RESTARTABLE:
+        # Not the last action's traversal: what it finished is not done by this one.
+        return RunSpec(action, rollback=not row.disable_rollback), None
+    return None, None
 
 
 def _log_failure(what: str, error: Exception) -> None:
