@@ -74,12 +74,12 @@ class BenchProject:
         return path
 
 
-def create_project(admin: Connection) -> BenchProject:
-    name = f"hearth-bench-{secrets.token_hex(4)}"
+def create_project(admin: Connection, prefix: str = "hearth-bench") -> BenchProject:
+    name = f"{prefix}-{secrets.token_hex(4)}"
     password = secrets.token_urlsafe(16)
     keystone = identity(admin)
     project = keystone.create_project(name=name, domain_id="default",
-                                            description="hearth cloud benchmark (temporary)")
+                                      description=f"{prefix} (temporary)")
     user = keystone.create_user(name=name, password=password, domain_id="default",
                                       default_project_id=project.id)
     member = keystone.find_role("member", ignore_missing=False)
@@ -171,10 +171,10 @@ def delete_project(admin: Connection, project: BenchProject) -> dict[str, list[s
 
 
 @contextmanager
-def bench_project(admin: Connection) -> Iterator[BenchProject]:
-    """A project and user for one benchmark run, removed with all they hold at the end, also
-    when the run fails."""
-    project = create_project(admin)
+def bench_project(admin: Connection, prefix: str = "hearth-bench") -> Iterator[BenchProject]:
+    """A project and user for one benchmark run (or test module), removed with all they hold
+    at the end, also when the run fails."""
+    project = create_project(admin, prefix)
     try:
         yield project
     finally:

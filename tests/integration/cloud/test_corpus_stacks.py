@@ -2,6 +2,11 @@
 ``openstack stack create`` against ``hearth serve`` (embedded mode, ``[clients] cloud``),
 then deleted: each reaches CREATE_COMPLETE, its servers are the cloud's, and nothing it made
 is left afterwards.
+
+The module works in a project and user of its own, seeded as the devcloud seeds demo (one
+network ``private`` with a router to ``public``): several templates boot a server that names
+no network, which Nova allows only while the project has exactly one, so a network another
+test (or an interrupted earlier run) left in demo would fail them.
 """
 
 from __future__ import annotations
@@ -18,10 +23,10 @@ from typing import Any
 import pytest
 from openstack.connection import Connection
 
+from bench.cloud_project import bench_project, connect
 from hearth.cli.serve import RunningServer, serving
 from tests.integration.api.conftest import server_conf
 from tests.integration.cloud.conftest import (
-    CLOUDS_FILE,
     DevCloud,
     assert_nothing_left,
     inventory,
@@ -37,9 +42,12 @@ pytestmark = pytest.mark.skipif(not OPENSTACK.exists(), reason="no openstack ent
 
 @dataclass
 class Corpus:
-    """What the templates' parameters name in the devcloud (made for the test module)."""
+    """What the templates' parameters name in the devcloud (made for the test module), and
+    the module's own cloud (``cloud`` in ``clouds_file``)."""
 
     conn: Connection
+    cloud: str
+    clouds_file: Path
     key_name: str
     private_net_id: str
     private_subnet_id: str
@@ -47,8 +55,8 @@ class Corpus:
     made_images: list[str] = field(default_factory=list)
 
     def image_named(self, name: str) -> str:
-        """A tiny image of this name in the demo project (for templates' allowed_values),
-        made once for the module."""
+        """A tiny image of this name in the module's project (for templates'
+        allowed_values), made once for the module."""
         if name not in self.made_images:
             self.conn.image.create_image(
                 name=name, disk_format="raw", container_format="bare", data=b"\0" * 512,
@@ -59,25 +67,37 @@ class Corpus:
 
 
 @pytest.fixture(scope="module")
-def corpus(devcloud: DevCloud) -> Iterator[Corpus]:
-    conn = devcloud.connect("devcloud-demo")
-    key = conn.compute.create_keypair(name=unique("corpus-key"))
-    private = conn.network.find_network("private", ignore_missing=False)
-    subnet = conn.network.find_subnet("private-subnet", ignore_missing=False)
-    public = conn.network.find_network("public", ignore_missing=False)
-    found = Corpus(conn, key.name, private.id, subnet.id, public.id)
-    yield found
-    conn.compute.delete_keypair(key.name, ignore_missing=True)
-    for name in found.made_images:
-        for image in conn.image.images(name=name, owner=conn.current_project_id):
-            conn.image.delete_image(image, ignore_missing=True)
+def corpus(devcloud: DevCloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
+    admin = devcloud.connect("devcloud-admin")
+    # Removed at the end with all it holds (its network and router too).
+    with bench_project(admin, prefix="hearth-corpus") as project:
+        clouds = project.write_clouds_file(tmp_path_factory.mktemp("corpus") / "clouds.yaml")
+        conn = connect(project.cloud_name, clouds)
+        net = conn.network
+        public = net.find_network("public", ignore_missing=False)
+        private = net.create_network(name="private")
+        subnet = net.create_subnet(name="private-subnet", network_id=private.id, ip_version=4,
+                                   cidr="10.0.0.0/26")
+        router = net.create_router(name="router1",
+                                   external_gateway_info={"network_id": public.id})
+        net.add_interface_to_router(router, subnet=subnet.id)
+        key = conn.compute.create_keypair(name=unique("corpus-key"))
+        found = Corpus(conn, project.cloud_name, clouds, key.name, private.id, subnet.id,
+                       public.id)
+        try:
+            yield found
+        finally:
+            conn.compute.delete_keypair(key.name, ignore_missing=True)
+            for name in found.made_images:
+                for image in conn.image.images(name=name, owner=conn.current_project_id):
+                    conn.image.delete_image(image, ignore_missing=True)
 
 
 @pytest.fixture(scope="module")
-def cloud_server(devcloud: DevCloud,
+def cloud_server(corpus: Corpus,
                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     conf = server_conf(tmp_path_factory.mktemp("hearth-cloud"),
-                       clients__cloud="devcloud-demo", clients__clouds_file=str(CLOUDS_FILE),
+                       clients__cloud=corpus.cloud, clients__clouds_file=str(corpus.clouds_file),
                        max_resources_per_stack=-1)
     with serving(conf) as running:
         yield running
