@@ -328,9 +328,11 @@ def test_steps_of_a_killed_engine_are_carried_on_by_the_stacks_engine(
                 holder = conn.execute(sa.text(
                     "SELECT engine_id FROM stack_lock WHERE stack_id = :s"),
                     {"s": stack_id}).scalar()
+                # A step whose handler has run there (its cookie stored): it is waiting.
                 claims = {str(r[0]) for r in conn.execute(sa.text(
                     "SELECT engine_id FROM resource WHERE stack_id = :s "
-                    "AND engine_id IS NOT NULL"), {"s": stack_id})}
+                    "AND engine_id IS NOT NULL AND step_cookie IS NOT NULL"),
+                    {"s": stack_id})}
             other = next((c for c in claims if holder is not None and c != holder), None)
             time.sleep(0.05)
         engine.dispose()
@@ -341,6 +343,11 @@ def test_steps_of_a_killed_engine_are_carried_on_by_the_stacks_engine(
         assert {r["resource_status"] for r in resources} == {"CREATE_COMPLETE"}
         physical = [r["physical_resource_id"] for r in resources]
         assert len(physical) == 12 and len(set(physical)) == 12
+        # What a step of the killed engine had stored (its handler's data) is what the
+        # stack's engine carried on from: each resource's attribute is its own value.
+        outputs = {o["output_key"]: o["output_value"]
+                   for o in api.show("wide", stack_id)["outputs"]}
+        assert outputs["values"] == [f"v{i}" for i in range(12)]
         events = api.events("wide", stack_id)
         per_resource = Counter((e["resource_name"], e["resource_status"]) for e in events
                                if e["resource_name"] != "wide")
