@@ -262,7 +262,12 @@ def test_a_takeover_carries_on_the_newest_update(engine_url: str) -> None:
         stdout=subprocess.PIPE, text=True, cwd=os.getcwd(),
         env={**os.environ, "PYTHONPATH": os.getcwd()},
     )
-    other = make_engine(engine_url, heartbeat_interval=0.3)
+    # The runner is dead to the other engine 3 s after its last beat: on a loaded machine a
+    # live runner's beats came more than 0.9 s (the default 3 beats) apart, the other engine
+    # took the stack over before the update, and the run it superseded then finished the
+    # resource in flight (its 60 s wait) before the newest update began.
+    other = make_engine(engine_url, heartbeat_interval=0.3,
+                        engine_dead_after_missed_heartbeats=10)
     try:
         assert runner.stdout is not None
         identity = json.loads(runner.stdout.readline())
