@@ -44,7 +44,9 @@ def identity(admin: Connection) -> IdentityV3:
 def connect(cloud: str, clouds_file: Path = CLOUDS_FILE) -> Connection:
     loader = openstack.config.OpenStackConfig(config_files=[str(clouds_file)],
                                               load_envvars=False)
-    return Connection(config=loader.get_one(cloud=cloud))
+    # The devcloud's services close idle keep-alive connections: a call that meets one
+    # closing is sent again rather than failing.
+    return Connection(config=loader.get_one(cloud=cloud, connect_retries=3))
 
 
 @dataclass(frozen=True)
