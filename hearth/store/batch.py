@@ -126,7 +126,27 @@ class LockLost(Exception):
         self.stack_id = stack_id
 
 
-Write = PropsRow | ResourceChange | NewEvent | DataChange | StackChange | LockHeld
+@dataclass(frozen=True)
+class ClaimHeld:
+    """No write of the batch commits unless ``engine_id`` still holds the claim on the
+    resource's step (``step_claims``): a step taken from an engine believed dead and run by
+    another must not be written over by the first one when it wakes. (The stack's lock does
+    not tell them apart: both run the step for the same coordinator.)"""
+
+    resource_id: int
+    engine_id: str
+
+
+class ClaimLost(Exception):
+    """A batch with a ``ClaimHeld`` whose engine holds that claim no more (nothing written)."""
+
+    def __init__(self, resource_id: int, holder: str | None) -> None:
+        super().__init__(
+            f"The step of resource {resource_id} is claimed by {holder or 'no engine'}")
+        self.resource_id = resource_id
+
+
+Write = PropsRow | ResourceChange | NewEvent | DataChange | StackChange | LockHeld | ClaimHeld
 
 
 def event(
@@ -159,6 +179,7 @@ def apply(conn: Connection, writes: Iterable[Write]) -> None:
     """Carry out ``writes`` in order on ``conn`` (inside the caller's transaction)."""
     ordered = list(writes)
     _check_locks(conn, [w for w in ordered if isinstance(w, LockHeld)])
+    _check_claims(conn, [w for w in ordered if isinstance(w, ClaimHeld)])
     _insert_props(conn, [w for w in ordered if isinstance(w, PropsRow)])
     _update_resources(conn, [w for w in ordered if isinstance(w, ResourceChange)])
     _write_data(conn, [w for w in ordered if isinstance(w, DataChange)])
@@ -183,6 +204,24 @@ def _check_locks(conn: Connection, checks: Sequence[LockHeld]) -> None:
     for stack_id, engine_id in wanted.items():
         if holders.get(stack_id) != engine_id:
             raise LockLost(stack_id, holders.get(stack_id))
+
+
+def _check_claims(conn: Connection, checks: Sequence[ClaimHeld]) -> None:
+    if not checks:
+        return
+    wanted = {c.resource_id: c.engine_id for c in checks}
+    # Locked until the commit (these rows are written in it anyway): a claim taken meanwhile
+    # waits for these writes.
+    rows = conn.execute(
+        select(_RESOURCE.c.id, _RESOURCE.c.engine_id)
+        .where(_RESOURCE.c.id.in_(sorted(wanted)))
+        .order_by(_RESOURCE.c.id)
+        .with_for_update()
+    ).all()
+    holders = {row.id: row.engine_id for row in rows}
+    for resource_id, engine_id in wanted.items():
+        if holders.get(resource_id) != engine_id:
+            raise ClaimLost(resource_id, holders.get(resource_id))
 
 
 def _resolved(value: Any) -> Any:

@@ -143,13 +143,14 @@ class StepWorker:
         assert me is not None
         self._running[unit.key] = me
         logs.bind_stack(unit.stack_id)
-        outcome = Outcome(Ending.LEFT, "not run", self.core.engine_id)
+        outcome: Outcome | None = Outcome(Ending.LEFT, "not run", self.core.engine_id)
         copy: ActionRun | None = None
         try:
             copy = await workers.relay(self._prepare, unit, record)
             task = copy.task_for(unit.node, record)
             task.resuming = True  # a step begun by an engine that died is carried on
             task.priority = unit.priority
+            task.claim = batch.ClaimHeld(record.id, self.core.engine_id)
             try:
                 with self.remote.counted():
                     await copy.execute(unit.node, task)
@@ -165,6 +166,12 @@ class StepWorker:
             outcome = Outcome(Ending.NOT_STARTED)
         except batch.LockLost:
             outcome = Outcome(Ending.LOCK_LOST)
+        except batch.ClaimLost:
+            # Taken from this engine while it seemed dead (a long pause): whoever took it
+            # runs it and tells the coordinator; this engine writes and says nothing.
+            LOG.warning("Step %s of stack %s was taken over by another engine: it stops here",
+                        unit.node, unit.stack_id)
+            outcome = None
         except ResourceActionFailed as exc:
             outcome = Outcome(Ending.FAILED, exc.reason, self.core.engine_id)
         except asyncio.CancelledError:
@@ -182,10 +189,12 @@ class StepWorker:
                 self._drop_copy(unit.traversal_id, copy)
             self._running.pop(unit.key, None)
             self._why.pop(unit.key, None)
-            if outcome.ending not in (Ending.DONE, Ending.FAILED):
-                # (A step that ended wrote its claim's end with its state: ResourceTask._state.)
-                await self.remote.release(unit.resource_id)
-            self._report(unit, outcome)
+            if outcome is not None:
+                if outcome.ending not in (Ending.DONE, Ending.FAILED):
+                    # (A step that ended wrote its claim's end with its state:
+                    # ResourceTask._state.)
+                    await self.remote.release(unit.resource_id)
+                self._report(unit, outcome)
 
     def _report(self, unit: StepUnit, outcome: Outcome) -> None:
         """Reports of one turn of the loop leave together, one message per coordinator."""

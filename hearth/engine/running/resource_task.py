@@ -81,6 +81,9 @@ class ResourceTask(UpdateDecision):
         self.resuming = run.resuming
         # Why it was stopped, when the stop came from another engine's run (step_worker).
         self.cancel_why = ""
+        # The claim its writes are fenced by, when it runs another engine's step (see
+        # ``batch.ClaimHeld``).
+        self.claim: batch.ClaimHeld | None = None
         # Heat's action_retry_limit: creates retried after the object went to ERROR.
         self._create_retries = 0
         self._retry_deleting = False

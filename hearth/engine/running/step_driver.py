@@ -65,8 +65,8 @@ class StepDriver(RunControl):
             await self._commit(task)
             if step.hook is not None:
                 await self._wait_hook(task, step.hook)
-        except NotStarted:
-            raise
+        except (NotStarted, batch.ClaimLost):
+            raise  # (a lost claim: another engine runs the step now, and writes its end)
         except batch.LockLost:
             self._lose_lock()
             raise
@@ -138,7 +138,8 @@ class StepDriver(RunControl):
     async def _commit(self, task: ResourceTask) -> None:
         writes = task.take_writes()
         if writes:
-            await self.core.journal.commit([*writes, self._fence])
+            fences = (self._fence,) if task.claim is None else (self._fence, task.claim)
+            await self.core.journal.commit([*writes, *fences])
 
     async def _abort(self, task: ResourceTask, cookie: Any, why: str) -> None:
         await self._call(task, task.abort, cookie, why)

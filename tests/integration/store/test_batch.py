@@ -133,3 +133,37 @@ def test_stack_changes_merge_per_stack_and_store_json(database: Database) -> Non
         assert one is not None and two is not None
         assert (one.current_traversal, one.current_deps) == ("t-2", deps)
         assert two.status_reason == "second" and two.current_traversal != "t-2"
+
+
+def test_a_step_whose_claim_was_taken_writes_nothing(database: Database) -> None:
+    """An engine believed dead (a long pause) wakes after another engine took its step and
+    ended it: the step's next writes are refused whole, and the ended row stays as it is."""
+    stack_id = add_stack(database)
+    (rid,) = _resources(database, stack_id, 1)
+    mine = batch.ClaimHeld(rid, "paused-engine")
+    with database.engine.begin() as conn:  # claimed, then written while the claim is its own
+        batch.apply(conn, [batch.ResourceChange(rid, {"engine_id": "paused-engine"})])
+        batch.apply(conn, [batch.ResourceChange(rid, {"action": "CREATE",
+                                                      "status": "IN_PROGRESS"}), mine])
+    # The step taken back and ended by another engine (the end ends the claim too).
+    with database.engine.begin() as conn:
+        batch.apply(conn, [batch.ResourceChange(rid, {"engine_id": "other-engine"})])
+        batch.apply(conn, [batch.ResourceChange(rid, {"status": "COMPLETE",
+                                                      "engine_id": None})])
+    late = [
+        batch.ResourceChange(rid, {"status": "IN_PROGRESS", "step_cookie": {"late": True}}),
+        batch.event(stack_id, resource_name="r0", action="CREATE", status="IN_PROGRESS",
+                    reason="late", physical_resource_id=None, resource_type="T"),
+        batch.DataChange(rid, "value", "late"),
+        mine,
+    ]
+    with pytest.raises(batch.ClaimLost), database.engine.begin() as conn:
+        batch.apply(conn, late)
+    with database.session() as session:
+        row = session.get(Resource, rid)
+        assert row is not None
+        assert (row.action, row.status, row.step_cookie, row.engine_id) == (
+            "CREATE", "COMPLETE", None, None)
+        assert list(session.scalars(select(Event))) == []
+        assert list(session.scalars(select(ResourceData))) == []
+
