@@ -16,43 +16,31 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from hearth.common import logs, metrics
 from hearth.engine import states
 from hearth.engine.core import EngineCore
-from hearth.engine.plugin_access import stack_users
 from hearth.engine.plugin_access.cloud_access import service_type_of
 from hearth.engine.plugin_access.plugin_context import StackScope
 from hearth.engine.running import loaded_stack, supersede, traversal
 from hearth.engine.running.loaded_stack import LoadedStack
-from hearth.engine.running.messages import delete_message
-from hearth.engine.running.outputs import resolve_outputs
 from hearth.engine.running.parent import Parent
 from hearth.engine.running.records import ResourceRecord
 from hearth.engine.running.resource_task import ResourceTask
+from hearth.engine.running.run_end import RunEnd
 from hearth.engine.running.run_spec import (
     RESOURCE_ACTION,
-    ROLLBACK_AFTER,
-    UPDATE_LIKE,
     EndedState,
     RunSpec,
-    begin_rollback,
     outcome,
 )
 from hearth.engine.running.scheduler import (
     GraphResult,
     GraphRunner,
-    StopReason,
     StopSignal,
 )
-from hearth.engine.running.stack_state import drop_template, stack_event
-from hearth.engine.running.step_driver import StepDriver
 from hearth.engine.running.update_plan import ResourcePlan, current_rows, plan_resource
-from hearth.engine.services.payloads import finish_snapshot
 from hearth.engine.stack_builder import BoundStack, StackSource
 from hearth.store import batch
-from hearth.store import events as event_store
-from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from hearth.store.db import Session
 from hearth.store.outage import is_database_outage
-from hearth.store.types import as_stored, utcnow
 from hearth.template.functions import base
 from hearth.template.parameters import StackIdentity
 
@@ -63,7 +51,7 @@ LOG = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-class ActionRun(StepDriver):
+class ActionRun(RunEnd):
     """A stack action in progress (see the module doc)."""
 
     def __init__(
@@ -173,10 +161,6 @@ class ActionRun(StepDriver):
             keep_deleted=self.action == states.DELETE, template_id=self.template_id,
             prev_template_id=self.prev_template_id, traversal_id=self.traversal_id,
         )
-
-    @property
-    def is_update_like(self) -> bool:
-        return self.spec.action in UPDATE_LIKE
 
     @property
     def abandoning(self) -> bool:
@@ -504,99 +488,3 @@ class ActionRun(StepDriver):
         )
         self.runner = runner
         return await runner.run()
-
-    # --- the end -------------------------------------------------------------------------
-
-    def _finish(self, success: bool, reason: str, stop: StopReason | None) -> None:
-        """Final state, outputs, template bookkeeping, event; then rollback or lock release."""
-        cancelled = stop is StopReason.CANCELLED
-        rollback = (
-            not success
-            and self.spec.action in ROLLBACK_AFTER
-            and not self.spec.delete_as
-            # A cancel says itself whether to roll back; a failure follows disable_rollback.
-            and (self.cancel_rollback if cancelled else self.spec.rollback)
-        )
-        if (success and self.spec.action == states.DELETE and not self.spec.delete_as
-                and self.depth == 0 and self.core.clouds.clients.uses_trusts):
-            # The stack's trust goes with it (children share their root's).
-            self.core.clouds.delete_trust(self.stack_id)
-        if (success and self.spec.action == states.DELETE and not self.spec.delete_as
-                and not self.spec.abandon):
-            # Its stack user project goes with it (a child's shared one with the root; an
-            # abandoned stack keeps it, as in Heat).
-            stack_users.delete_project_of(self.core, self.stack_id)
-        # The common end releases the lock: that DELETE, last in the transaction, is also the
-        # check that this engine still holds it (a takeover's steal waits for the commit).
-        releasing = not rollback and not self.keep_lock
-        try:
-            with self.core.db.session() as session:
-                if not releasing:
-                    self.check_lock(session)
-                ended = self._write_end(session, success, reason, rollback, releasing)
-        except batch.LockLost:
-            self._note_lock_lost()
-            return
-        if ended is not None:
-            self.ended = ended
-
-    def _release_lock(self, session: Session) -> bool:
-        """Free the lock, or hand it to the engine whose delete stopped this run; False when
-        this engine no longer held it."""
-        if self.delete_by and self.delete_by != self.core.engine_id:
-            # With the deleting engine's note: should it be gone, a takeover deletes.
-            return lock_store.steal(session, self.stack_id, self.core.engine_id, self.delete_by,
-                                    message=delete_message(self.delete_by))
-        return lock_store.release(session, self.stack_id, self.core.engine_id)
-
-    def _write_end(
-        self, session: Session, success: bool, reason: str, rollback: bool, releasing: bool
-    ) -> EndedState | None:
-        """``_finish``'s transaction; what the end leaves for a parent in this engine (None
-        when a newer update owns the stack). Raises ``LockLost`` to roll it all back."""
-        action = self.action
-        status = states.COMPLETE if success else states.FAILED
-        deleted = (success and self.spec.action == states.DELETE
-                   and not self.spec.delete_as)
-        fields: dict[str, Any] = {}
-        if self.spec.action != states.DELETE or not success:
-            fields["outputs"] = resolve_outputs(self.bound)
-        if success and self.is_update_like and self.prev_template_id is not None:
-            fields["prev_raw_template_id"] = None
-        if deleted:
-            fields["deleted_at"] = utcnow()
-        # A cancel wrote the FAILED state already; a delete that follows writes its own.
-        writes_state = not self.failed_early and not self.delete_follows
-        if writes_state:
-            fields.update(action=action, status=status, status_reason=reason)
-        # The end is written with the claim of the stack's next traversal, in one UPDATE.
-        if supersede.superseded_at_end(self, session, lock_checked=not releasing, **fields):
-            return None  # a newer update owns the stack: nothing of this run's end is written
-        ended = None
-        if writes_state:
-            stack_event(session, self.stack_id, self.stack_name, action, status, reason)
-            ended = EndedState(
-                None if deleted else (action, status, reason),
-                # A child's, for its parent to read without a query: as stored.
-                as_stored(fields["outputs"]) if "outputs" in fields and self.owner_id
-                else None,
-            )
-        if success and self.is_update_like:
-            # With those its resources were on when it began (unused now, most often).
-            drop_template(session, self.prev_template_id, *self.old_templates)
-        event_store.prune(
-            session, self.stack_id, self.core.limits.max_events_per_stack,
-            self.core.limits.event_purge_batch_size,
-        )
-        if self.spec.snapshot_id and self.spec.action == states.SNAPSHOT:
-            finish_snapshot(
-                self.core, session, self.stack_id, self.spec.snapshot_id, success, reason
-            )
-        if rollback:
-            self.next_spec = begin_rollback(
-                session, self.spec.action, self.stack_id, self.stack_name,
-                self.template_id, self.prev_template_id,
-            )
-        elif releasing and not self._release_lock(session):
-            raise batch.LockLost(self.stack_id, lock_store.holder(session, self.stack_id))
-        return ended

@@ -32,6 +32,7 @@ from hearth.store.models import Stack as StackRow
 if TYPE_CHECKING:
     from hearth.engine.running.action_run import ActionRun
     from hearth.engine.running.actions import ActionManager
+    from hearth.engine.running.run_end import RunEnd
 
 # Actions that converge the stack on a template: a newer template takes over from them.
 # Suspend, resume, check and snapshot keep answering ActionInProgress.
@@ -136,7 +137,7 @@ def _fail_stale(session: Session, run: ActionRun) -> None:
 
 
 def superseded_at_end(
-    run: ActionRun, session: Session, *, lock_checked: bool = True, **end: Any
+    run: RunEnd, session: Session, *, lock_checked: bool = True, **end: Any
 ) -> bool:
     """At a run's end: True when a newer traversal owns the stack (nothing of this run's end
     is written; ``next_spec`` becomes the newest update unless a delete stopped the run).

@@ -15,7 +15,7 @@ import pytest
 
 from hearth.common.context import RequestContext
 from hearth.engine.engine import Engine
-from hearth.engine.running.action_run import ActionRun
+from hearth.engine.running.run_end import RunEnd
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from tests.integration.engine.conftest import CTX, events, make_engine, resources, wait_state
@@ -131,15 +131,15 @@ def test_an_end_whose_lock_another_engine_took_writes_nothing(
     # Another engine took the stack over (it believed this one dead) just as the run ended:
     # the end's transaction is rolled back whole, and the lock stays the other engine's.
     name = f"taken-{action.lower()}"
-    original = ActionRun._write_end
+    original = RunEnd._write_end
 
-    def taken_over_first(run: ActionRun, *args: Any) -> Any:
+    def taken_over_first(run: RunEnd, *args: Any) -> Any:
         if run.stack_name == name and run.action == action:
             with engine.core.db.session() as session:
                 assert lock_store.steal(session, run.stack_id, engine.core.engine_id, "other")
         return original(run, *args)
 
-    monkeypatch.setattr(ActionRun, "_write_end", taken_over_first)
+    monkeypatch.setattr(RunEnd, "_write_end", taken_over_first)
     identity = engine.create_stack(CTX, name, template({"a": rsrc("a")}))
     if action == "DELETE":
         assert wait_state(engine, identity)[:2] == ("CREATE", "COMPLETE")
