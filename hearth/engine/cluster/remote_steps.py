@@ -139,6 +139,10 @@ class RemoteSteps:
 
     async def run(self, run: ActionRun, node: traversal.Node, task: ResourceTask) -> None:
         """Have ``task`` run by some engine; return or raise as ``run.execute`` would."""
+        # The engine that takes it reads what it depends on from the database, while here a
+        # dependant starts as soon as the writes of what it needs are queued: those writes
+        # must be committed before anyone else can take the step.
+        await self.core.journal.flushed()
         unit = StepUnit(
             stack_id=run.stack_id, traversal_id=run.traversal_id, node=node,
             resource_id=task.record.id, action=task.action, coordinator=run.lock_owner,

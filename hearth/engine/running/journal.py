@@ -12,6 +12,7 @@ so one bad request fails only its own step.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -46,6 +47,16 @@ class Journal:
             self._loop.call_soon(self._write_next)
         await done
 
+    async def flushed(self) -> None:
+        """Return once every write handed in before this call is committed (or has failed,
+        which its own step reports): from then on another engine reads them."""
+        if not self._writing:
+            return  # nothing is pending or being written
+        done: asyncio.Future[None] = self._loop.create_future()
+        self._pending.append(((), done))
+        with contextlib.suppress(Exception):
+            await done
+
     def _write_next(self) -> None:
         requests, self._pending = self._pending, []
         if not requests:
@@ -71,6 +82,8 @@ class Journal:
         return outcomes
 
     def _transaction(self, writes: Sequence[batch.Write]) -> None:
+        if not writes:
+            return  # only waiters for what came before (``flushed``)
         started = time.perf_counter()
         try:
             with self._db.engine.begin() as conn:
