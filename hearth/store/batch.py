@@ -191,16 +191,10 @@ def _check_locks(conn: Connection, checks: Sequence[LockHeld]) -> None:
     if not checks:
         return
     wanted = {c.stack_id: c.engine_id for c in checks}
-    # Locked until the commit (in a stable order): a takeover's steal waits for these writes
-    # and its engine then reads them, rather than racing them. Shared: the engines running
-    # one stack's steps commit side by side (only a steal or a release needs it alone).
-    rows = conn.execute(
-        select(_LOCK.c.stack_id, _LOCK.c.engine_id)
-        .where(_LOCK.c.stack_id.in_(sorted(wanted)))
-        .order_by(_LOCK.c.stack_id)
-        .with_for_update(read=True)
-    ).all()
-    holders = {row.stack_id: row.engine_id for row in rows}
+    # A takeover's steal waits for these writes and its engine then reads them, rather than
+    # racing them. Shared: the engines running one stack's steps commit side by side (only a
+    # steal or a release needs the row alone).
+    holders = _holders(conn, _LOCK.c.stack_id, _LOCK.c.engine_id, wanted, shared=True)
     for stack_id, engine_id in wanted.items():
         if holders.get(stack_id) != engine_id:
             raise LockLost(stack_id, holders.get(stack_id))
@@ -210,18 +204,23 @@ def _check_claims(conn: Connection, checks: Sequence[ClaimHeld]) -> None:
     if not checks:
         return
     wanted = {c.resource_id: c.engine_id for c in checks}
-    # Locked until the commit (these rows are written in it anyway): a claim taken meanwhile
-    # waits for these writes.
-    rows = conn.execute(
-        select(_RESOURCE.c.id, _RESOURCE.c.engine_id)
-        .where(_RESOURCE.c.id.in_(sorted(wanted)))
-        .order_by(_RESOURCE.c.id)
-        .with_for_update()
-    ).all()
-    holders = {row.id: row.engine_id for row in rows}
+    # A claim taken meanwhile waits for these writes (the rows are written in them anyway).
+    holders = _holders(conn, _RESOURCE.c.id, _RESOURCE.c.engine_id, wanted, shared=False)
     for resource_id, engine_id in wanted.items():
         if holders.get(resource_id) != engine_id:
             raise ClaimLost(resource_id, holders.get(resource_id))
+
+
+def _holders(
+    conn: Connection, key: Any, engine: Any, ids: Iterable[Any], *, shared: bool
+) -> dict[Any, str | None]:
+    """The engine holding each of ``ids`` (``key`` -> ``engine``), its row locked until the
+    commit, in a stable order (``shared``: other checks of it may commit side by side)."""
+    rows = conn.execute(
+        select(key, engine).where(key.in_(sorted(ids))).order_by(key)
+        .with_for_update(read=shared)
+    ).all()
+    return {row[0]: row[1] for row in rows}
 
 
 def _resolved(value: Any) -> Any:
