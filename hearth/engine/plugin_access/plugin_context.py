@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -16,6 +17,7 @@ from hearth.engine.running.records import ResourceRecord
 from hearth.resources.context import WAITCONDITION, physical_resource_name
 from hearth.store import batch
 from hearth.store import resources as resource_store
+from hearth.store.db import Session
 from hearth.store.models import Stack as StackRow
 from hearth.template.environment import Environment
 
@@ -81,6 +83,7 @@ class EngineResourceContext:
         nested: Callable[[], NestedStacks | None] | None = None,
         cancel_event: CancelFlag | None = None,
         buffer: list[batch.Write] | None = None,
+        fences: Callable[[], Sequence[batch.Write]] | None = None,
         stored_data: Callable[[], dict[str, str] | None] | None = None,
     ) -> None:
         self._core = core
@@ -100,6 +103,9 @@ class EngineResourceContext:
         # With a buffer, data changes join the step's writes (committed when it returns).
         self._buffer = buffer
         self._buffered: dict[str, str | None] = {}
+        # What a write made at once (a blocking handler's) holds: within a step, the stack's
+        # lock and the step's claim, so that an engine that lost them writes nothing.
+        self._fences = fences
         # Where the stored data comes from when not the database (read once per action).
         self._stored_data = stored_data
 
@@ -161,9 +167,23 @@ class EngineResourceContext:
             self._buffer.append(change)
             self._buffered[key] = str(value)
             return
-        with self._core.db.session() as session:
+        with self._writing() as session:
             batch.apply(session.connection(), [change])
         self._data = None
+
+    @contextmanager
+    def _writing(self) -> Iterator[Session]:
+        """A transaction for a write made at once, refused whole (``LockLost``,
+        ``ClaimLost``) when this engine no longer holds the step's fences; the step is then
+        cancelled too, for a handler that checks ``cancelled()``."""
+        with self._core.db.session() as session:
+            if self._fences is not None:
+                try:
+                    batch.apply(session.connection(), self._fences())
+                except (batch.LockLost, batch.ClaimLost):
+                    self._cancel.set()
+                    raise
+            yield session
 
     def data_delete(self, key: str) -> bool:
         if self._buffer is not None:
@@ -171,7 +191,7 @@ class EngineResourceContext:
             self._buffer.append(batch.DataChange(self._record.id, key, None))
             self._buffered[key] = None
             return found
-        with self._core.db.session() as session:
+        with self._writing() as session:
             found = resource_store.data_delete(session, self._record.id, key)
         self._data = None
         return found
@@ -180,7 +200,7 @@ class EngineResourceContext:
         return self._record.metadata
 
     def metadata_set(self, value: Any) -> None:
-        with self._core.db.session() as session:
+        with self._writing() as session:
             resource_store.set_fields(session, self._record.id, rsrc_metadata=value)
         self._record.metadata = value
 
@@ -194,7 +214,7 @@ class EngineResourceContext:
             self._buffer.append(batch.ResourceChange(
                 self._record.id, {"physical_resource_id": value}, bump=False))
         else:
-            with self._core.db.session() as session:
+            with self._writing() as session:
                 resource_store.set_fields(session, self._record.id, physical_resource_id=value)
         self._record.physical_id = value
 

@@ -107,7 +107,7 @@ class ActionRun(RunEnd):
         # What the run's end wrote of the stack; None when it wrote no state (not ended,
         # superseded, or a cancel wrote it early).
         self.ended: EndedState | None = None
-        self._fence = batch.LockHeld(stack_id, self.lock_owner)
+        self.fence = batch.LockHeld(stack_id, self.lock_owner)
         self.runner: GraphRunner[traversal.Node] | None = None
         self._load(loaded)
 

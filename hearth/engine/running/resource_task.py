@@ -89,6 +89,13 @@ class ResourceTask(UpdateDecision):
         self._retry_deleting = False
         self._state_before: tuple[str | None, str | None] = (None, None)
 
+    def fences(self) -> list[batch.Write]:
+        """What each commit of this step's writes holds, so that it commits only while this
+        engine may still write them: the run's stack lock and, for a step of another
+        engine's run, the step's claim."""
+        fence = self.run.fence
+        return [fence] if self.claim is None else [fence, self.claim]
+
     def take_writes(self) -> list[batch.Write]:
         # Emptied in place: a loop-run plugin's context appends to this very list.
         writes = list(self.writes)
@@ -125,6 +132,7 @@ class ResourceTask(UpdateDecision):
             if self.record.name in run.bound.resources else None,
             taking_over=self._taken_over(),
             new_resource=self._state_before == (states.INIT, states.COMPLETE),
+            fences=self.fences,
         )
 
     def _taken_over(self) -> bool:
@@ -143,6 +151,7 @@ class ResourceTask(UpdateDecision):
             cancel_event=self.cancel_event,
             # Data a loop-run handler sets is committed with its step (it may not block).
             buffer=self.writes if self.inline else None,
+            fences=self.fences,
             stored_data=(lambda: run.data.take(self.record.id)) if self.inline else None,
         )
 

@@ -40,7 +40,9 @@ class StepDriver(RunControl):
     rows: dict[int, ResourceRecord]
     current: dict[str, ResourceRecord]
     runner: GraphRunner[traversal.Node] | None
-    _fence: batch.LockHeld
+    # Every commit of the run's steps holds it: a run whose stack another engine took over
+    # writes nothing more.
+    fence: batch.LockHeld
     _closings: set[asyncio.Future[Any]]
 
     async def execute(self, node: traversal.Node, task: ResourceTask) -> None:
@@ -138,8 +140,7 @@ class StepDriver(RunControl):
     async def _commit(self, task: ResourceTask) -> None:
         writes = task.take_writes()
         if writes:
-            fences = (self._fence,) if task.claim is None else (self._fence, task.claim)
-            await self.core.journal.commit([*writes, *fences])
+            await self.core.journal.commit([*writes, *task.fences()])
 
     async def _abort(self, task: ResourceTask, cookie: Any, why: str) -> None:
         await self._call(task, task.abort, cookie, why)

@@ -9,7 +9,7 @@ here and polls the child's state (``hearth.resources.nested``).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from hearth.common.context import RequestContext
@@ -30,9 +30,9 @@ from hearth.engine.running.stack_state import begin_stack_action
 from hearth.engine.services.stacks import NewStack, StackService
 from hearth.engine.stack_builder import BoundStack, StackSource
 from hearth.resources.nested import ChildDefinition, NestedMember, NestedState
+from hearth.store import batch, queries
 from hearth.store import events as event_store
 from hearth.store import locks as lock_store
-from hearth.store import queries
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
 from hearth.template.context import StaticFacade
@@ -59,12 +59,14 @@ class NestedStackService:
         self, parent: Parent, resource_name: str, child_name: str,
         facade: Callable[[], StaticFacade | None] = lambda: None,
         *, taking_over: bool = False, new_resource: bool = False,
+        fences: Callable[[], Sequence[batch.Write]] = tuple,
     ) -> ChildStacks:
         """The child stacks of one resource; ``taking_over`` when the resource's action is
         carried on from an engine that died in it (its child may be acting already);
-        ``new_resource`` when the resource was never acted on (it has no child yet)."""
+        ``new_resource`` when the resource was never acted on (it has no child yet);
+        ``fences``: what a child's store holds (those of the resource's step)."""
         return ChildStacks(self, parent, resource_name, child_name, facade, taking_over,
-                           new_resource)
+                           new_resource, fences)
 
     def context(self, tenant: str, username: str | None = None) -> RequestContext:
         # Child stacks act for the stack's owner; the parent's request was authorized already.
@@ -85,9 +87,11 @@ class NestedStackService:
         facade: StaticFacade | None = None,
         *,
         may_exist: bool = True,
+        fences: Sequence[batch.Write] = (),
     ) -> str:
         """The new child's id; ``may_exist``: the resource was acted on before, so its child
-        may be there already (a create carried on after its engine died), and is used."""
+        may be there already (a create carried on after its engine died), and is used. The
+        child is stored only while ``fences`` hold (``batch.LockLost``, ``ClaimLost``)."""
         limits = self.core.limits
         if may_exist:
             with self.core.db.session(readonly=True) as session:
@@ -135,6 +139,7 @@ class NestedStackService:
                 nested_depth=parent.depth + 1,
                 parent_resource_name=resource_name,
                 files_id=parent.files_id_for(source.files),
+                fences=fences,
             ),
             dict(adopt_data or {}),
         )
@@ -309,9 +314,10 @@ class ChildStacks:
     def __init__(
         self, service: NestedStackService, parent: Parent, resource_name: str, child_name: str,
         facade: Callable[[], StaticFacade | None], taking_over: bool = False,
-        new_resource: bool = False,
+        new_resource: bool = False, fences: Callable[[], Sequence[batch.Write]] = tuple,
     ) -> None:
         self._facade = facade
+        self._fences = fences
         self._taking_over = taking_over
         self._new_resource = new_resource
         self._service = service
@@ -328,7 +334,7 @@ class ChildStacks:
     ) -> str:
         return self._service.create(
             self._parent, self._resource, self._child_name, child, timeout_mins, adopt_data,
-            self._facade(), may_exist=not self._new_resource,
+            self._facade(), may_exist=not self._new_resource, fences=self._fences(),
         )
 
     def _joins(self, stack_id: str, action: str) -> bool:

@@ -45,6 +45,7 @@ from hearth.engine.services.payload_secrets import adopt_parameters, open_resour
 from hearth.engine.services.stack_deletes import StackDeletes
 from hearth.engine.services.stack_lookup import live_stack
 from hearth.engine.stack_builder import BoundStack, StackSource, source_from_request
+from hearth.store import batch
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
@@ -196,6 +197,8 @@ class StackService(StackDeletes):
         traversal_id = str(uuid.uuid4())
         deps = traversal.stored_form(spec.to_json(), traversal.forward(bound.graph))
         with self.core.db.session() as session:
+            if new.fences:
+                batch.apply(session.connection(), new.fences)
             if new.owner_id is None and stack_store.name_taken(session, new.tenant, stack_name):
                 raise StackExists(stack_name)
             files_id = new.files_id
@@ -494,6 +497,9 @@ class NewStack:
     user_creds_id: int | None = None
     # A stored row of the stack's very files (its parent's), shared rather than copied.
     files_id: int | None = None
+    # What its store holds (a child's: its parent step's lock and claim), so that an engine
+    # that lost its parent's step stores no second child beside the one its successor made.
+    fences: Sequence[batch.Write] = ()
 
 
 def _adopt_payload(data: Any) -> dict[str, Any]:

@@ -16,8 +16,11 @@ import pytest
 from hearth.common.context import RequestContext
 from hearth.engine.engine import Engine
 from hearth.engine.running.run_end import RunEnd
+from hearth.engine.services.nested import NestedStackService
+from hearth.resources.builtin import testing_resource
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
+from hearth.store import stacks as stack_store
 from tests.integration.engine.conftest import CTX, events, make_engine, resources, wait_state
 from tests.integration.engine.test_lifecycle import rsrc, template
 
@@ -152,3 +155,59 @@ def test_an_end_whose_lock_another_engine_took_writes_nothing(
         assert lock_store.holder(session, identity["stack_id"]) == "other"
     assert [e[2] for e in events(engine, identity) if e[0] == name and e[1] == action] == [
         "IN_PROGRESS"]
+
+
+def test_a_handlers_write_after_another_engine_took_the_stack_writes_nothing(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An update's handler runs in a worker and writes its resource data at once. Another
+    # engine took the stack over (it believed this one dead) while the handler ran: that
+    # write is refused, and this engine's run stops there, leaving the stack to the other.
+    original = testing_resource.TestResource.handle_update
+
+    def taken_over_first(plugin: testing_resource.TestResource, *args: Any) -> Any:
+        with engine.core.db.session() as session:
+            assert lock_store.steal(session, plugin.context.stack_id,
+                                    engine.core.engine_id, "other")
+        return original(plugin, *args)
+
+    identity = engine.create_stack(CTX, "taken-in-handler", template({"a": rsrc("first")}))
+    assert wait_state(engine, identity)[:2] == ("CREATE", "COMPLETE")
+    monkeypatch.setattr(testing_resource.TestResource, "handle_update", taken_over_first)
+    engine.update_stack(CTX, identity, template({"a": rsrc("second")}))
+    assert engine.actions.wait_idle(identity["stack_id"], 30)
+    assert wait_state(engine, identity, until=lambda a, s: True)[:2] == (
+        "UPDATE", "IN_PROGRESS")
+    row = resources(engine, identity)["a"]
+    assert (row.action, row.status) == ("UPDATE", "IN_PROGRESS")
+    with engine.core.db.session() as session:
+        data = resource_store.data_all(session, row.id, engine.core.encryptor)
+        assert data["value"] == "first"
+        assert lock_store.holder(session, identity["stack_id"]) == "other"
+
+
+def test_a_child_stack_after_another_engine_took_its_parent_is_not_stored(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The parent's step makes its child stack; another engine took the parent over meanwhile
+    # (and makes the child itself, as the step's new owner): this engine stores none.
+    original = NestedStackService.create
+
+    def taken_over_first(service: NestedStackService, parent: Any, *args: Any,
+                         **kwargs: Any) -> Any:
+        with engine.core.db.session() as session:
+            assert lock_store.steal(session, parent.stack_id, engine.core.engine_id, "other")
+        return original(service, parent, *args, **kwargs)
+
+    monkeypatch.setattr(NestedStackService, "create", taken_over_first)
+    child = {"heat_template_version": "2016-10-14", "resources": {"c": rsrc("inner")}}
+    nest = {"type": "OS::Heat::Stack", "properties": {"template": json.dumps(child)}}
+    identity = engine.create_stack(CTX, "taken-before-child", template({"nest": nest}))
+    assert engine.actions.wait_idle(identity["stack_id"], 30)
+    assert wait_state(engine, identity, until=lambda a, s: True)[:2] == (
+        "CREATE", "IN_PROGRESS")
+    row = resources(engine, identity)["nest"]
+    assert (row.action, row.status, row.physical_resource_id) == ("CREATE", "IN_PROGRESS", None)
+    with engine.core.db.session() as session:
+        assert stack_store.children(session, identity["stack_id"]) == []
+        assert lock_store.holder(session, identity["stack_id"]) == "other"
