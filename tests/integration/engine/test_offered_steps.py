@@ -3,6 +3,7 @@ engines of one process joined by an in-process wire instead of the bus."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -13,7 +14,9 @@ from hearth.engine.cluster.remote_steps import RemoteSteps
 from hearth.engine.cluster.step_units import WireTransport
 from hearth.engine.cluster.step_worker import StepInbox, StepWorker
 from hearth.engine.engine import Engine
+from hearth.resources.builtin import testing_resource
 from hearth.store import batch
+from hearth.store import resources as resource_store
 from tests.integration.engine.conftest import CTX, resources, wait_state
 
 
@@ -44,6 +47,20 @@ def join(wire: InProcessWire, engine: Engine) -> None:
     wire.inboxes[engine.core.engine_id] = StepInbox(StepWorker(engine.core, remote), remote)
 
 
+def coordinator_and_taker(
+    engine_factory: Callable[..., Engine], keeps: int
+) -> tuple[Engine, Engine, InProcessWire]:
+    """A coordinator that runs ``keeps`` steps itself and offers the rest over the wire, and
+    the engine that takes them."""
+    coordinator = engine_factory(spread_steps=True, spread_steps_after=keeps)
+    taker = engine_factory(spread_steps=True)
+    wire = InProcessWire()
+    join(wire, coordinator)
+    join(wire, taker)
+    wire.takers.append(taker.core.engine_id)
+    return coordinator, taker, wire
+
+
 CHAIN = {
     "heat_template_version": "2018-08-31",
     "resources": {
@@ -64,12 +81,7 @@ def test_a_step_offered_to_another_engine_reads_what_it_needs_as_finished(
     # the offer must wait for those writes: with the journal's commits slowed down, an
     # offer sent at once had r1 read r0 IN_PROGRESS, without its attributes (r1's value
     # None, the output TestResource's default).
-    coordinator = engine_factory(spread_steps=True, spread_steps_after=1)
-    taker = engine_factory(spread_steps=True)
-    wire = InProcessWire()
-    join(wire, coordinator)
-    join(wire, taker)
-    wire.takers.append(taker.core.engine_id)
+    coordinator, _, wire = coordinator_and_taker(engine_factory, keeps=1)
 
     journal = coordinator.core.journal
     commit = journal._transaction
@@ -87,3 +99,54 @@ def test_a_step_offered_to_another_engine_reads_what_it_needs_as_finished(
     shown = coordinator.show_stack(CTX, ident, resolve_outputs=True)[0]
     assert {o["output_key"]: o.get("output_value") for o in shown["outputs"]} == {
         "last": "first"}
+
+
+def test_a_step_taken_back_from_a_paused_engine_is_not_written_over_when_it_wakes(
+    engine_factory: Callable[..., Engine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The taker's handler stalls (a long pause) while its claim passes to an engine that
+    # then died; the coordinator takes the step back and completes it, while the stack's
+    # action goes on (``slow``). When the stalled handler wakes, what it writes of its
+    # resource's data is refused: the data is that of the run that completed.
+    coordinator, taker, wire = coordinator_and_taker(engine_factory, keeps=0)
+
+    original = testing_resource.TestResource.handle_create
+    paused = threading.Event()
+    attempted = threading.Event()
+
+    def paused_first(plugin: testing_resource.TestResource) -> Any:
+        if paused.is_set() or plugin.name != "r":
+            return original(plugin)  # ``slow``, or r run again by the coordinator
+        with taker.core.db.session() as session:
+            row = resource_store.by_uuid(session, plugin.context.resource_uuid)
+            assert row is not None and row.engine_id == taker.core.engine_id
+            resource_store.set_fields(session, row.id, engine_id="an-engine-that-died")
+        paused.set()
+        deadline = time.monotonic() + 30
+        while resources(coordinator, ident)["r"].status != "COMPLETE":
+            assert time.monotonic() < deadline, "the step was not taken back"
+            time.sleep(0.1)
+        try:
+            plugin.data_set("woke", "late")
+        finally:
+            attempted.set()
+        return original(plugin)
+
+    monkeypatch.setattr(testing_resource.TestResource, "handle_create", paused_first)
+    ident: dict[str, str] = {}
+    ident.update(coordinator.create_stack(CTX, "paused", {
+        "heat_template_version": "2018-08-31",
+        "resources": {
+            "r": {"type": "OS::Heat::TestResource", "properties": {"value": "v"}},
+            "slow": {"type": "OS::Heat::TestResource",
+                     "properties": {"value": "s", "wait_secs": 4}},
+        },
+    }))
+    assert wait_state(coordinator, ident)[:2] == ("CREATE", "COMPLETE")
+    row = resources(coordinator, ident)["r"]
+    assert (ident["stack_id"], row.id) in wire.offered
+    assert attempted.wait(30)
+    with coordinator.core.db.session() as session:
+        data = resource_store.data_all(session, row.id, coordinator.core.encryptor)
+    assert data == {"value": "v"}
+    assert (row.action, row.status, row.engine_id) == ("CREATE", "COMPLETE", None)
