@@ -64,7 +64,9 @@ class NestedStackService:
         """The child stacks of one resource; ``taking_over`` when the resource's action is
         carried on from an engine that died in it (its child may be acting already);
         ``new_resource`` when the resource was never acted on (it has no child yet);
-        ``fences``: what a child's store holds (those of the resource's step)."""
+        ``fences``: what the child's store, update or other action holds as it begins
+        (those of the resource's step; a delete, which ends the same whoever runs it, does
+        not)."""
         return ChildStacks(self, parent, resource_name, child_name, facade, taking_over,
                            new_resource, fences)
 
@@ -199,7 +201,11 @@ class NestedStackService:
             )
         return began is not None and updated_at >= began
 
-    def update(self, stack_id: str, child: ChildDefinition, timeout_mins: int | None) -> None:
+    def update(
+        self, stack_id: str, child: ChildDefinition, timeout_mins: int | None,
+        fences: Sequence[batch.Write] = (),
+    ) -> None:
+        """Update the child to ``child``, begun only while ``fences`` hold."""
         row = self._row(stack_id)
         if row is None:
             raise StackValidationFailed(f"Nested stack {stack_id} not found")
@@ -213,6 +219,7 @@ class NestedStackService:
             files=dict(child.files),
             args=args,
             environment=child.environment.env_as_dict(),
+            fences=fences,
         )
 
     def delete(self, stack_id: str, abandon: bool) -> None:
@@ -231,12 +238,14 @@ class NestedStackService:
             begin_stack_action(session, row.id, row.name, states.DELETE)
         self.actions.launch(row.id, RunSpec(states.DELETE, abandon=True))
 
-    def act(self, stack_id: str, action: str) -> None:
+    def act(self, stack_id: str, action: str, fences: Sequence[batch.Write] = ()) -> None:
+        """Suspend, resume or check the child, begun only while ``fences`` hold."""
         row = self._row(stack_id)
         if row is None:
             raise StackValidationFailed(f"Nested stack {stack_id} not found")
         self.stacks.simple_action(
-            self.context(row.tenant or "", row.username), self._identity(row), action
+            self.context(row.tenant or "", row.username), self._identity(row), action,
+            fences=fences,
         )
 
     def cancel(self, stack_id: str) -> None:
@@ -354,7 +363,7 @@ class ChildStacks:
         self, stack_id: str, child: ChildDefinition, *, timeout_mins: int | None = None
     ) -> None:
         if not self._joins(stack_id, states.UPDATE):
-            self._service.update(stack_id, child, timeout_mins)
+            self._service.update(stack_id, child, timeout_mins, self._fences())
 
     def delete(self, stack_id: str, *, abandon: bool = False) -> None:
         if not self._joins(stack_id, states.DELETE):
@@ -362,7 +371,7 @@ class ChildStacks:
 
     def act(self, stack_id: str, action: str) -> None:
         if not self._joins(stack_id, action):
-            self._service.act(stack_id, action)
+            self._service.act(stack_id, action, self._fences())
 
     def cancel(self, stack_id: str) -> None:
         self._service.cancel(stack_id)

@@ -371,11 +371,17 @@ class StackService(StackDeletes):
         args: Mapping[str, Any] | None = None,
         environment: Mapping[str, Any] | str | None = None,
         environment_files: Sequence[str] | None = None,
+        *,
+        fences: Sequence[batch.Write] = (),
     ) -> dict[str, str]:
+        """Store and begin (or supersede with) an update; ``fences``: what its transaction
+        holds (a child's: its parent step's lock and claim)."""
         opts = ActionArgs.parse(args)
         req = StackRequest(template, params, files, environment, environment_files)
         self.core.preflight(req, outputs=True)
         with self.core.db.session() as session:
+            if fences:
+                batch.apply(session.connection(), fences)
             row = live_stack(session, ctx, stack_identity)
             _, new = self.prepare_update(session, row, req, opts, ctx)
             self.authorize_types(ctx, new)
@@ -431,9 +437,12 @@ class StackService(StackDeletes):
     # --- simple actions ------------------------------------------------------------------
 
     def simple_action(
-        self, ctx: RequestContext, stack_identity: Mapping[str, Any], action: str
+        self, ctx: RequestContext, stack_identity: Mapping[str, Any], action: str,
+        *, fences: Sequence[batch.Write] = (),
     ) -> None:
         with self.core.db.session() as session:
+            if fences:
+                batch.apply(session.connection(), fences)
             row = live_stack(session, ctx, stack_identity)
             if action == states.RESUME and (row.action, row.status) not in (
                 (states.SUSPEND, states.COMPLETE),

@@ -211,3 +211,43 @@ def test_a_child_stack_after_another_engine_took_its_parent_is_not_stored(
     with engine.core.db.session() as session:
         assert stack_store.children(session, identity["stack_id"]) == []
         assert lock_store.holder(session, identity["stack_id"]) == "other"
+
+
+@pytest.mark.parametrize("action", ["UPDATE", "CHECK"])
+def test_a_child_action_after_another_engine_took_its_parent_is_not_begun(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch, action: str
+) -> None:
+    # The parent's step begins an action of its child; another engine took the parent over
+    # meanwhile (and carries the step on itself): this engine begins nothing on the child,
+    # so an old definition cannot overwrite what its successor gives the child.
+    def nest(value: str) -> dict[str, Any]:
+        child = {"heat_template_version": "2016-10-14", "resources": {"c": rsrc(value)}}
+        return {"type": "OS::Heat::Stack", "properties": {"template": json.dumps(child)}}
+
+    name = f"taken-before-child-{action.lower()}"
+    identity = engine.create_stack(CTX, name, template({"nest": nest("one")}))
+    assert wait_state(engine, identity)[:2] == ("CREATE", "COMPLETE")
+    child = {"stack_id": resources(engine, identity)["nest"].physical_resource_id}
+    method = "update" if action == "UPDATE" else "act"
+    original = getattr(NestedStackService, method)
+
+    def taken_over_first(service: NestedStackService, *args: Any) -> Any:
+        with engine.core.db.session() as session:
+            assert lock_store.steal(session, identity["stack_id"], engine.core.engine_id,
+                                    "other")
+        return original(service, *args)
+
+    monkeypatch.setattr(NestedStackService, method, taken_over_first)
+    if action == "UPDATE":
+        engine.update_stack(CTX, identity, template({"nest": nest("two")}))
+    else:
+        engine.stack_check(CTX, identity)
+    assert engine.actions.wait_idle(identity["stack_id"], 30)
+    assert wait_state(engine, identity, until=lambda a, s: True)[:2] == (
+        action, "IN_PROGRESS")
+    assert wait_state(engine, child)[:2] == ("CREATE", "COMPLETE")
+    inner = resources(engine, child)["c"]
+    with engine.core.db.session() as session:
+        data = resource_store.data_all(session, inner.id, engine.core.encryptor)
+        assert lock_store.holder(session, identity["stack_id"]) == "other"
+    assert (inner.action, data["value"]) == ("CREATE", "one")
