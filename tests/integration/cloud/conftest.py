@@ -33,13 +33,12 @@ from hearth.common.config import load_config
 from hearth.common.context import RequestContext
 from hearth.engine.engine import Engine
 from hearth.store.models import Stack
+from tests.devcloud_files import CLOUDS_FILE, HOME
 from tests.integration.conftest import DatabaseFactory
 from tests.integration.engine.conftest import KEY, resources, wait_state
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 START_SCRIPT = REPO_ROOT / ".." / "shared" / "tools" / "devcloud" / "start-devcloud.sh"
-HOME = Path(os.environ.get("DEVCLOUD_HOME") or Path.home() / ".cache" / "hearth-devcloud")
-CLOUDS_FILE = HOME / "clouds.yaml"
 START_TIMEOUT = 900
 
 # What answers when the devcloud is up (each API's version document).

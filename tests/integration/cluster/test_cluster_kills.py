@@ -25,6 +25,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -42,7 +43,7 @@ from tests.integration.cluster.cluster_process import (
 from tests.integration.conftest import DatabaseFactory
 from tests.integration.private_rabbitmq import queue_consumers
 from tests.integration.serve_process import StackApi
-from tests.shared_broker import broker_to_restart
+from tests.shared_broker import broker_to_restart, devcloud_compute_reported
 
 # Every test here uses the machine's RabbitMQ, and the last one restarts it: one xdist worker
 # runs them all, in file order.
@@ -447,6 +448,7 @@ def broker_stopped() -> Iterator[None]:
             yield
             time.sleep(BROKER_DOWN)
         finally:
+            restarted = datetime.now(UTC).replace(tzinfo=None)
             started = rabbitmqctl("start_app")
             assert started.returncode == 0, started.stderr
             require_rabbitmq()
@@ -456,6 +458,7 @@ def broker_stopped() -> Iterator[None]:
             deadline = time.monotonic() + 60
             while consumed - consumed_queues() and time.monotonic() < deadline:
                 time.sleep(0.5)
+            devcloud_compute_reported(restarted)
 
 
 def consumed_queues() -> set[tuple[str, str]]:
