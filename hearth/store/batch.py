@@ -19,6 +19,7 @@ from sqlalchemy import (
     Dialect,
     Executable,
     Insert,
+    Select,
     Table,
     Update,
     bindparam,
@@ -216,11 +217,19 @@ def _holders(
 ) -> dict[Any, str | None]:
     """The engine holding each of ``ids`` (``key`` -> ``engine``), its row locked until the
     commit, in a stable order (``shared``: other checks of it may commit side by side)."""
-    rows = conn.execute(
-        select(key, engine).where(key.in_(sorted(ids))).order_by(key)
-        .with_for_update(read=shared)
-    ).all()
+    which = (key.table.name, shared)
+    statement = _HOLDER_SELECTS.get(which)
+    if statement is None:
+        # Made once: most batches and every child stack's store check one lock.
+        statement = _HOLDER_SELECTS[which] = (
+            select(key, engine).where(key.in_(bindparam("ids", expanding=True)))
+            .order_by(key).with_for_update(read=shared)
+        )
+    rows = conn.execute(statement, {"ids": sorted(ids)}).all()
     return {row[0]: row[1] for row in rows}
+
+
+_HOLDER_SELECTS: dict[tuple[str, bool], Select[Any]] = {}
 
 
 def _resolved(value: Any) -> Any:
