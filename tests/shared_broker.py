@@ -68,13 +68,10 @@ def devcloud_compute_reported(since: datetime, timeout: float = 180.0) -> None:
     devcloud test that then fails says why."""
     if not CLOUDS_FILE.is_file():
         return
-    import openstack.config
-    from openstack.connection import Connection
+    from bench.cloud_project import connect
 
     try:
-        loader = openstack.config.OpenStackConfig(config_files=[str(CLOUDS_FILE)],
-                                                  load_envvars=False)
-        conn = Connection(config=loader.get_one(cloud="devcloud-admin", connect_retries=3))
+        conn = connect("devcloud-admin", CLOUDS_FILE)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             reports = [_utc(service.updated_at) for service in conn.compute.services()

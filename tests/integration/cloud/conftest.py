@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import openstack.config
 import pytest
 import requests
 from openstack.connection import Connection
 from sqlalchemy import select
 
+from bench.cloud_project import connect
 from hearth.common.config import load_config
 from hearth.common.context import RequestContext
 from hearth.engine.engine import Engine
@@ -115,12 +115,7 @@ class DevCloud:
     clouds_file: Path
 
     def connect(self, cloud: str = "devcloud-demo") -> Connection:
-        loader = openstack.config.OpenStackConfig(
-            config_files=[str(self.clouds_file)], load_envvars=False
-        )
-        # The devcloud's services close idle keep-alive connections: a call that meets
-        # one closing is sent again rather than failing the test with a reset.
-        return Connection(config=loader.get_one(cloud=cloud, connect_retries=3))
+        return connect(cloud, self.clouds_file)
 
 
 @pytest.fixture(scope="session")

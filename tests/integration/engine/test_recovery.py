@@ -39,6 +39,12 @@ CHILD = textwrap.dedent(
 )
 
 
+def steal_lock(engine: Engine, stack_id: str) -> None:
+    """Another engine ("other") takes the stack's lock from ``engine``, believing it dead."""
+    with engine.core.db.session() as session:
+        assert lock_store.steal(session, stack_id, engine.core.engine_id, "other")
+
+
 def test_a_killed_engines_stack_is_continued_by_another(engine_url: str) -> None:
     tmpl = template({
         "first": rsrc("a", wait_secs=2),
@@ -138,8 +144,7 @@ def test_an_end_whose_lock_another_engine_took_writes_nothing(
 
     def taken_over_first(run: RunEnd, *args: Any) -> Any:
         if run.stack_name == name and run.action == action:
-            with engine.core.db.session() as session:
-                assert lock_store.steal(session, run.stack_id, engine.core.engine_id, "other")
+            steal_lock(engine, run.stack_id)
         return original(run, *args)
 
     monkeypatch.setattr(RunEnd, "_write_end", taken_over_first)
@@ -166,9 +171,7 @@ def test_a_handlers_write_after_another_engine_took_the_stack_writes_nothing(
     original = testing_resource.TestResource.handle_update
 
     def taken_over_first(plugin: testing_resource.TestResource, *args: Any) -> Any:
-        with engine.core.db.session() as session:
-            assert lock_store.steal(session, plugin.context.stack_id,
-                                    engine.core.engine_id, "other")
+        steal_lock(engine, plugin.context.stack_id)
         return original(plugin, *args)
 
     identity = engine.create_stack(CTX, "taken-in-handler", template({"a": rsrc("first")}))
@@ -195,8 +198,7 @@ def test_a_child_stack_after_another_engine_took_its_parent_is_not_stored(
 
     def taken_over_first(service: NestedStackService, parent: Any, *args: Any,
                          **kwargs: Any) -> Any:
-        with engine.core.db.session() as session:
-            assert lock_store.steal(session, parent.stack_id, engine.core.engine_id, "other")
+        steal_lock(engine, parent.stack_id)
         return original(service, parent, *args, **kwargs)
 
     monkeypatch.setattr(NestedStackService, "create", taken_over_first)
@@ -232,9 +234,7 @@ def test_a_child_action_after_another_engine_took_its_parent_is_not_begun(
     original = getattr(NestedStackService, method)
 
     def taken_over_first(service: NestedStackService, *args: Any) -> Any:
-        with engine.core.db.session() as session:
-            assert lock_store.steal(session, identity["stack_id"], engine.core.engine_id,
-                                    "other")
+        steal_lock(engine, identity["stack_id"])
         return original(service, *args)
 
     monkeypatch.setattr(NestedStackService, method, taken_over_first)
