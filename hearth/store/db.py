@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.engine import URL, Connection
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
@@ -148,4 +148,11 @@ def _switch_to_wal(cursor: Any) -> None:
 
 def _sqlite_on_begin(conn: Connection) -> None:
     readonly = conn.get_execution_options().get(_READONLY, False)
-    conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
+    sql = "BEGIN" if readonly else "BEGIN IMMEDIATE"
+    # Straight to the driver: every transaction begins here, and SQLAlchemy's statement
+    # machinery costs several times what SQLite takes. Its errors are raised as SQLAlchemy's
+    # (a "database is locked" after busy_timeout is an OperationalError, as before).
+    try:
+        conn.connection.dbapi_connection.execute(sql)  # type: ignore[union-attr]
+    except sqlite3.Error as exc:
+        raise DBAPIError.instance(sql, None, exc, sqlite3.Error) from exc
