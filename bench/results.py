@@ -92,6 +92,12 @@ def format_case(result: Mapping[str, Any]) -> str:
         f"{_mb(result.get('rss_after_create_bytes'))} MB), database after create "
         f"{_mb(result.get('db_bytes'))} MB",
     ]
+    if result.get("create_cpu_s") is not None:
+        lines.append(
+            f"  CPU of the engine's process (all threads): create "
+            f"{_num(result.get('create_cpu_s'), 3)} s, "
+            f"delete {_num(result.get('delete_cpu_s'), 3)} s"
+        )
     if result.get("create_statements") is not None:
         lines.append(
             f"  SQL through SQLAlchemy: create {_int(result.get('create_statements'))} "
