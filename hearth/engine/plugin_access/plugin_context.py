@@ -229,7 +229,7 @@ class EngineResourceContext:
         service = self._core.software
         if service is None:
             raise HearthError("Software configs are not available in this engine")
-        return ProjectSoftware(service, self.tenant)
+        return ProjectSoftware(service, self.tenant, self._fences, self._cancel.set)
 
     @property
     def stack_users(self) -> StackUsers:
@@ -239,7 +239,7 @@ class EngineResourceContext:
                                 self.physical_resource_name())
 
     def metadata_merge(self, merge: Callable[[Any], Any]) -> Any:
-        with self._core.db.session() as session:
+        with self._writing() as session:
             merged = peers.merge_metadata(session, self._record.id, merge)
         self._record.metadata = merged
         return merged

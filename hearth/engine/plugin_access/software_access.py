@@ -3,23 +3,41 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from hearth.common.context import RequestContext
 from hearth.common.errors import NotFound
 from hearth.engine.services.software import SoftwareService
+from hearth.store import batch
 
 
 class ProjectSoftware:
     """SoftwareConfigs acting in one project, with the engine's rights (no quota: a stack's
     own configs and deployments are bounded by its resources)."""
 
-    def __init__(self, service: SoftwareService, tenant: str) -> None:
+    def __init__(
+        self, service: SoftwareService, tenant: str,
+        fences: Callable[[], Sequence[batch.Write]] | None = None,
+        on_fence_lost: Callable[[], None] = lambda: None,
+    ) -> None:
         self._service = service
         # is_admin lifts the per-project limit only; rows are still made in ``tenant``.
         self._ctx = RequestContext(project_id=tenant, username="", roles=("admin",),
                                    is_admin=True)
+        # What each write holds (a resource step's lock and claim), and what a refused one
+        # does besides raising (the step is cancelled), as for the step's other writes.
+        self._fences = fences
+        self._on_fence_lost = on_fence_lost
+
+    @contextmanager
+    def _fenced(self) -> Iterator[Sequence[batch.Write]]:
+        try:
+            yield () if self._fences is None else self._fences()
+        except (batch.LockLost, batch.ClaimLost):
+            self._on_fence_lost()
+            raise
 
     def create_config(
         self,
@@ -31,18 +49,20 @@ class ProjectSoftware:
         outputs: Sequence[Mapping[str, Any]] | None = None,
         options: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        return self._service.create_software_config(
-            self._ctx, group, name, config, inputs, outputs, options
-        )
+        with self._fenced() as fences:
+            return self._service.create_software_config(
+                self._ctx, group, name, config, inputs, outputs, options, fences=fences
+            )
 
     def show_config(self, config_id: str) -> dict[str, Any]:
         return self._service.show_software_config(self._ctx, config_id)
 
     def delete_config(self, config_id: str) -> None:
-        try:
-            self._service.delete_software_config(self._ctx, config_id)
-        except NotFound:
-            pass
+        with self._fenced() as fences:
+            try:
+                self._service.delete_software_config(self._ctx, config_id, fences=fences)
+            except NotFound:
+                pass
 
     def create_deployment(
         self,
@@ -56,10 +76,11 @@ class ProjectSoftware:
         status_reason: str,
         stack_user_project_id: str | None = None,
     ) -> dict[str, Any]:
-        return self._service.create_software_deployment(
-            self._ctx, server_id, config_id, input_values, action, status, status_reason,
-            stack_user_project_id, deployment_id,
-        )
+        with self._fenced() as fences:
+            return self._service.create_software_deployment(
+                self._ctx, server_id, config_id, input_values, action, status, status_reason,
+                stack_user_project_id, deployment_id, fences=fences,
+            )
 
     def update_deployment(
         self,
@@ -72,24 +93,28 @@ class ProjectSoftware:
         status: str | None = None,
         status_reason: str | None = None,
     ) -> dict[str, Any]:
-        return self._service.update_software_deployment(
-            self._ctx, deployment_id, config_id, input_values, output_values, action,
-            status, status_reason,
-        )
+        with self._fenced() as fences:
+            return self._service.update_software_deployment(
+                self._ctx, deployment_id, config_id, input_values, output_values, action,
+                status, status_reason, fences=fences,
+            )
 
     def show_deployment(self, deployment_id: str) -> dict[str, Any]:
         return self._service.show_software_deployment(self._ctx, deployment_id)
 
     def delete_deployment(self, deployment_id: str) -> None:
-        try:
-            self._service.delete_software_deployment(self._ctx, deployment_id)
-        except NotFound:
-            pass
+        with self._fenced() as fences:
+            try:
+                self._service.delete_software_deployment(self._ctx, deployment_id, fences=fences)
+            except NotFound:
+                pass
 
     def signal_deployment(
         self, deployment_id: str, details: Mapping[str, Any] | None
     ) -> str | None:
-        return self._service.signal_software_deployment(self._ctx, deployment_id, details)
+        with self._fenced() as fences:
+            return self._service.signal_software_deployment(
+                self._ctx, deployment_id, details, fences=fences)
 
     def server_deployments(self, server_id: str) -> list[dict[str, Any]]:
         return self._service.metadata_software_deployments(self._ctx, server_id)

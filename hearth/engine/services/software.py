@@ -19,7 +19,8 @@ What Heat does beyond that and is not done here:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -38,8 +39,9 @@ from hearth.engine.services.software_publish import publish, server_resource_ids
 from hearth.resources import schema as types
 from hearth.resources.properties import Properties
 from hearth.resources.schema import PropertySchema
+from hearth.store import batch
 from hearth.store import software as store
-from hearth.store.db import Database
+from hearth.store.db import Database, Session
 from hearth.store.models import SoftwareConfig, SoftwareDeployment
 from hearth.store.types import utcnow
 from hearth.template.constraints import AllowedValues
@@ -233,6 +235,16 @@ class SoftwareService:
         self._max_configs = max_configs_per_tenant
         self._max_deployments = max_deployments_per_tenant
 
+    @contextmanager
+    def _writing(self, fences: Sequence[batch.Write]) -> Iterator[Session]:
+        """A write transaction, refused whole (``LockLost``, ``ClaimLost``) unless
+        ``fences`` hold: those of the resource step whose handler writes (none for the
+        API's own calls)."""
+        with self._db.session() as session:
+            if fences:
+                batch.apply(session.connection(), fences)
+            yield session
+
     # --- configs -------------------------------------------------------------------------
 
     def list_software_configs(
@@ -275,6 +287,8 @@ class SoftwareService:
         inputs: Sequence[Mapping[str, Any]] | None = None,
         outputs: Sequence[Mapping[str, Any]] | None = None,
         options: Mapping[str, Any] | None = None,
+        *,
+        fences: Sequence[batch.Write] = (),
     ) -> dict[str, Any]:
         body = {
             "inputs": [input_declaration(i) for i in _check_io_list(inputs)],
@@ -282,7 +296,7 @@ class SoftwareService:
             "options": dict(options) if options is not None else {},
             "config": config,
         }
-        with self._db.session() as session:
+        with self._writing(fences) as session:
             if not ctx.is_admin and 0 <= self._max_configs <= store.count_configs(
                 session, ctx.project_id
             ):
@@ -295,8 +309,10 @@ class SoftwareService:
             )
             return format_software_config(row)
 
-    def delete_software_config(self, ctx: RequestContext, config_id: str) -> None:
-        with self._db.session() as session:
+    def delete_software_config(
+        self, ctx: RequestContext, config_id: str, *, fences: Sequence[batch.Write] = ()
+    ) -> None:
+        with self._writing(fences) as session:
             row = store.scoped_config(
                 session, config_id, project=ctx.project_id, is_admin=ctx.is_admin
             )
@@ -357,6 +373,8 @@ class SoftwareService:
         status_reason: Any = "",
         stack_user_project_id: str | None = None,
         deployment_id: str | None = None,
+        *,
+        fences: Sequence[batch.Write] = (),
     ) -> dict[str, Any]:
         if stack_user_project_id is not None and len(stack_user_project_id) > 64:
             raise Invalid('"stack_user_project_id" should be no more than 64 characters')
@@ -364,7 +382,7 @@ class SoftwareService:
             raise PlainValueError("server_id must be specified")
         if len(server_id) > 36:
             raise Invalid('"server_id" should be no more than 36 characters')
-        with self._db.session() as session:
+        with self._writing(fences) as session:
             if not ctx.is_admin and 0 <= self._max_deployments <= store.count_deployments(
                 session, ctx.project_id
             ):
@@ -400,11 +418,13 @@ class SoftwareService:
         status: str | None = None,
         status_reason: Any = None,
         updated_at: str | None = None,
+        *,
+        fences: Sequence[batch.Write] = (),
     ) -> dict[str, Any]:
         """Set the fields given (empty values leave a field as it is) and ``updated_time``:
         ``updated_at`` (ISO 8601) if given, else now."""
         stamp = _parse_time(updated_at) if updated_at else utcnow()
-        with self._db.session() as session:
+        with self._writing(fences) as session:
             row = store.scoped_deployment(
                 session, deployment_id, project=ctx.project_id, is_admin=ctx.is_admin,
                 for_update=True,
@@ -437,6 +457,8 @@ class SoftwareService:
         deployment_id: str,
         details: Mapping[str, Any] | None,
         updated_at: str | None = None,
+        *,
+        fences: Sequence[batch.Write] = (),
     ) -> str | None:
         """Record what the in-instance agent reports for an ``IN_PROGRESS`` deployment.
 
@@ -450,7 +472,7 @@ class SoftwareService:
             raise PlainValueError("deployment_id must be specified")
         stamp = _parse_time(updated_at) if updated_at else utcnow()
         details = details or {}
-        with self._db.session() as session:
+        with self._writing(fences) as session:
             row = store.scoped_deployment(
                 session, deployment_id, project=ctx.project_id, is_admin=ctx.is_admin,
                 for_update=True,
@@ -493,8 +515,10 @@ class SoftwareService:
             row.updated_at = stamp
             return event
 
-    def delete_software_deployment(self, ctx: RequestContext, deployment_id: str) -> None:
-        with self._db.session() as session:
+    def delete_software_deployment(
+        self, ctx: RequestContext, deployment_id: str, *, fences: Sequence[batch.Write] = ()
+    ) -> None:
+        with self._writing(fences) as session:
             row = store.scoped_deployment(
                 session, deployment_id, project=ctx.project_id, is_admin=ctx.is_admin
             )

@@ -15,9 +15,13 @@ import pytest
 
 from hearth.common.context import RequestContext
 from hearth.engine.engine import Engine
+from hearth.engine.plugin_access.plugin_context import EngineResourceContext, StackScope
+from hearth.engine.running.records import ResourceRecord
 from hearth.engine.running.run_end import RunEnd
 from hearth.engine.services.nested import NestedStackService
 from hearth.resources.builtin import testing_resource
+from hearth.resources.builtin.software.config import SoftwareConfig
+from hearth.store import batch
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
@@ -43,6 +47,20 @@ def steal_lock(engine: Engine, stack_id: str) -> None:
     """Another engine ("other") takes the stack's lock from ``engine``, believing it dead."""
     with engine.core.db.session() as session:
         assert lock_store.steal(session, stack_id, engine.core.engine_id, "other")
+
+
+def create_stopped_by_takeover(
+    engine: Engine, name: str, resource: str, definition: dict[str, Any]
+) -> dict[str, str]:
+    """Create a stack of one resource whose handler finds its stack taken over: the run
+    stops with the stack and the resource CREATE IN_PROGRESS, no physical id recorded."""
+    identity = engine.create_stack(CTX, name, template({resource: definition}))
+    assert engine.actions.wait_idle(identity["stack_id"], 30)
+    assert wait_state(engine, identity, until=lambda a, s: True)[:2] == (
+        "CREATE", "IN_PROGRESS")
+    row = resources(engine, identity)[resource]
+    assert (row.action, row.status, row.physical_resource_id) == ("CREATE", "IN_PROGRESS", None)
+    return identity
 
 
 def test_a_killed_engines_stack_is_continued_by_another(engine_url: str) -> None:
@@ -189,6 +207,51 @@ def test_a_handlers_write_after_another_engine_took_the_stack_writes_nothing(
         assert lock_store.holder(session, identity["stack_id"]) == "other"
 
 
+def test_a_software_config_made_after_another_engine_took_the_stack_is_not_stored(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A SoftwareConfig's handler stores its config row; another engine took the stack over
+    # meanwhile (and stores the config itself, as the step's new owner): this engine stores
+    # none, which would be left behind with no resource to delete it.
+    original = SoftwareConfig.handle_create
+
+    def taken_over_first(plugin: SoftwareConfig) -> None:
+        steal_lock(engine, plugin.context.stack_id)
+        original(plugin)
+
+    monkeypatch.setattr(SoftwareConfig, "handle_create", taken_over_first)
+    config = {"type": "OS::Heat::SoftwareConfig", "properties": {"config": "echo hi"}}
+    identity = create_stopped_by_takeover(engine, "taken-before-config", "config", config)
+    assert engine.core.software is not None
+    assert engine.core.software.list_software_configs(CTX) == []
+    with engine.core.db.session() as session:
+        assert lock_store.holder(session, identity["stack_id"]) == "other"
+
+
+def test_a_metadata_merge_after_another_engine_took_the_stack_writes_nothing(
+    engine: Engine,
+) -> None:
+    # A blocking handler merges into its resource's metadata (a scaling group's cooldown,
+    # a server's deployments) after another engine took the stack over: refused whole, and
+    # the step is cancelled.
+    identity = engine.create_stack(CTX, "taken-before-merge", template({"a": rsrc("a")}))
+    assert wait_state(engine, identity)[:2] == ("CREATE", "COMPLETE")
+    with engine.core.db.session() as session:
+        record = ResourceRecord.from_row(resource_store.of_stack(session, identity["stack_id"])[0])
+    with engine.core.db.session() as session:  # as an action of this engine holds it
+        assert lock_store.try_insert(session, identity["stack_id"], engine.core.engine_id)
+    fence = batch.LockHeld(identity["stack_id"], engine.core.engine_id)
+    context = EngineResourceContext(
+        engine.core, record, StackScope("taken-before-merge", CTX.project_id, "UPDATE"),
+        fences=lambda: [fence],
+    )
+    steal_lock(engine, identity["stack_id"])
+    with pytest.raises(batch.LockLost):
+        context.metadata_merge(lambda old: {**(old or {}), "merged": True})
+    assert context.cancelled()
+    assert resources(engine, identity)["a"].rsrc_metadata in (None, {})
+
+
 def test_a_child_stack_after_another_engine_took_its_parent_is_not_stored(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -204,12 +267,7 @@ def test_a_child_stack_after_another_engine_took_its_parent_is_not_stored(
     monkeypatch.setattr(NestedStackService, "create", taken_over_first)
     child = {"heat_template_version": "2016-10-14", "resources": {"c": rsrc("inner")}}
     nest = {"type": "OS::Heat::Stack", "properties": {"template": json.dumps(child)}}
-    identity = engine.create_stack(CTX, "taken-before-child", template({"nest": nest}))
-    assert engine.actions.wait_idle(identity["stack_id"], 30)
-    assert wait_state(engine, identity, until=lambda a, s: True)[:2] == (
-        "CREATE", "IN_PROGRESS")
-    row = resources(engine, identity)["nest"]
-    assert (row.action, row.status, row.physical_resource_id) == ("CREATE", "IN_PROGRESS", None)
+    identity = create_stopped_by_takeover(engine, "taken-before-child", "nest", nest)
     with engine.core.db.session() as session:
         assert stack_store.children(session, identity["stack_id"]) == []
         assert lock_store.holder(session, identity["stack_id"]) == "other"
