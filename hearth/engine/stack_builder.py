@@ -20,6 +20,7 @@ from hearth.common.errors import (
     StackValidationFailed,
     UserParameterMissing,
 )
+from hearth.engine.checked_children import CheckedChildren
 from hearth.engine.running.resource_view import ALL_ATTRIBUTES, NodeData, StoredResources
 from hearth.resources.dependencies import (
     ResourceShape,
@@ -142,6 +143,8 @@ class BoundStack:
         self.source = source
         # Set by the engine before validate(): the caller's cloud (None: not checked).
         self.cloud_validation: CloudValidation | None = None
+        # The children of the tree found valid so far, while a tree is checked whole.
+        self.checked_children: CheckedChildren | None = None
         # What resource_facade reads: the parent resource of a provider template.
         self.facade = facade
         # How deep this stack is nested, and how deep nesting may go.
@@ -470,6 +473,8 @@ class BoundStack:
         """Nested stacks are checked with their parent, so that nothing is created when a
         child (at any depth) is wrong or nests too deep."""
         section = self.template.section_name("resources")
+        # Shared with the children below: an identical child is checked once per tree.
+        checked = self.checked_children = self.checked_children or CheckedChildren()
         for name, defn in self.resources.items():
             if defn.external_id is not None:
                 continue
@@ -487,7 +492,15 @@ class BoundStack:
                     continue
                 if self.depth >= self.max_depth:
                     raise RequestLimitExceeded(f"Recursion depth exceeds {self.max_depth}.")
-                self.child_bound(child, name).validate(strict=False)
+                facade = self.facade_of(name)
+                child_name = self.child_name(name)
+                key = checked.key(child, self.depth + 1, facade, child_name)
+                if checked.seen_valid(key):
+                    continue
+                bound = self.child_bound(child, name, facade)
+                bound.checked_children = checked
+                bound.validate(strict=False)
+                checked.add_valid(key)
             except (RequestLimitExceeded, ResourceTypeNotFound):
                 # A group's member type is checked before its child, unwrapped (as Heat).
                 raise
@@ -504,18 +517,23 @@ class BoundStack:
             max_depth=self.max_depth, facade=self.facade,
         )
 
-    def child_bound(self, child: ChildDefinition, resource_name: str) -> BoundStack:
-        """The definition of a child stack of this one (for validation and creation)."""
+    def child_name(self, resource_name: str) -> str:
+        """The name a child stack of resource ``resource_name`` is checked under."""
+        return f"{self.identity.stack_name}-{resource_name}"
+
+    def child_bound(
+        self, child: ChildDefinition, resource_name: str, facade: StaticFacade | None = None
+    ) -> BoundStack:
+        """The definition of a child stack of this one (for validation and creation);
+        ``facade``: ``facade_of(resource_name)``, when the caller has it."""
         source = StackSource(
             dict(child.template), dict(child.files), child.environment.env_as_dict()
         )
-        identity = StackIdentity(
-            self.identity.tenant, f"{self.identity.stack_name}-{resource_name}", None
-        )
+        identity = StackIdentity(self.identity.tenant, self.child_name(resource_name), None)
         bound = BoundStack(
             source, identity, plugins=self.plugins, global_env=self.global_env,
             limits=self.definition.limits, depth=self.depth + 1, max_depth=self.max_depth,
-            facade=self.facade_of(resource_name),
+            facade=facade if facade is not None else self.facade_of(resource_name),
         )
         bound.cloud_validation = self.cloud_validation
         return bound

@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from hearth.common.errors import RequestLimitExceeded, StackValidationFailed
 from hearth.engine.engine import Engine
+from hearth.engine.stack_builder import BoundStack
 from hearth.resources.stack_resource import StackResource
 from hearth.store import stacks as stack_store
 from hearth.store.models import RawTemplate, RawTemplateFiles
@@ -396,3 +397,52 @@ def test_a_provider_type_replaced_by_a_plugin_type_is_replaced(engine: Engine) -
     assert wait_state(engine, ident)[:2] == ("UPDATE", "COMPLETE")
     assert resources(engine, ident)["nested"].resource_type == "OS::Heat::None"
     assert stack_row(engine, child).deleted_at is not None
+
+
+def _tree_checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The stack names of the children checked with their parent (non-strict validations)."""
+    checked: list[str] = []
+    original = BoundStack.validate
+
+    def counting(bound: BoundStack, *, strict: bool = True) -> None:
+        if not strict:
+            checked.append(bound.identity.stack_name)
+        original(bound, strict=strict)
+
+    monkeypatch.setattr(BoundStack, "validate", counting)
+    return checked
+
+
+def test_identical_children_are_checked_once_and_a_different_one_still_is(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checked = _tree_checks(monkeypatch)
+    files = {"child.yaml": CHILD}
+
+    def child(length: Any) -> dict[str, Any]:
+        return {"type": "child.yaml", "properties": {"length": length}}
+
+    ident = engine.create_stack(
+        CTX, "same", parent(a=child(8), b=child(8), c=child(9)), files=files, args={})
+    assert sorted(checked) == ["same-a", "same-c"]  # b is a's twin
+    assert wait_state(engine, ident)[:2] == ("CREATE", "COMPLETE")
+    assert len(outputs(engine, child_of(engine, ident, "b"))["value"]) == 8
+
+    with pytest.raises(StackValidationFailed) as err:
+        engine.create_stack(
+            CTX, "one-bad", parent(a=child(8), b=child(8), c=child(0)), files=files,
+            args={})
+    assert "resources.c<child.yaml>" in str(err.value)
+    assert "one-bad" not in {s["stack_name"] for s in all_stacks(engine)}
+
+
+def test_children_reading_their_stack_name_are_each_checked(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checked = _tree_checks(monkeypatch)
+    files = {"named.yaml": "heat_template_version: 2016-10-14\nresources:\n"
+             "  v: {type: OS::Heat::Value, properties: {value: {get_param: OS::stack_name}}}\n"}
+    engine.create_stack(
+        CTX, "names", parent(a={"type": "named.yaml"}, b={"type": "named.yaml"}), files=files,
+        args={})
+    assert sorted(checked) == ["names-a", "names-b"]
