@@ -33,7 +33,7 @@ from hearth.resources.template_resource import (
     FacadeMismatch,
     TemplateResource,
     check_facade,
-    template_resource_class,
+    provider_class,
 )
 from hearth.template.context import Limits, StaticFacade
 from hearth.template.definitions import ResourceDefinition
@@ -311,10 +311,7 @@ class BoundStack:
             raise StackValidationFailed(
                 f"Could not fetch remote template \"{template_name}\": Invalid URL scheme "
             )
-        data = load_template_text(text)
-        if not isinstance(data, dict):
-            raise StackValidationFailed(f"Template {template_name} is not a mapping")
-        cls = template_resource_class(type_name, template_name, data, self.env.param_defaults)
+        cls = provider_class(type_name, template_name, text, frozenset(self.env.param_defaults))
         # A type served by something else as well (a plugin, or a global mapping overridden
         # per resource) is a facade: the template must offer the same interface.
         if resource_name is None:

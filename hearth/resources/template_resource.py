@@ -26,6 +26,7 @@ from hearth.resources.schema import PropertySchema
 from hearth.resources.stack_resource import StackResource, stack_arn
 from hearth.template.constraints import DataType
 from hearth.template.environment import Environment
+from hearth.template.loader import load_template_text
 from hearth.template.parameter_schema import ParameterSchema, parameter_schemata
 from hearth.template.template import Template
 
@@ -212,6 +213,18 @@ def template_resource_class(
     ``param_defaults`` names the parameters the environment gives defaults to."""
     text = json.dumps(template, sort_keys=True, default=str)
     return _class_for(type_name, template_name, text, frozenset(param_defaults))
+
+
+@functools.lru_cache(maxsize=256)
+def provider_class(
+    type_name: str, template_name: str, text: str, param_defaults: frozenset[str]
+) -> type[TemplateResource]:
+    """``template_resource_class`` of a provider template's text (cached by the text: every
+    stack of a tree resolves the same files again, and parsing them was most of it)."""
+    data = load_template_text(text)
+    if not isinstance(data, dict):
+        raise StackValidationFailed(f"Template {template_name} is not a mapping")
+    return template_resource_class(type_name, template_name, data, param_defaults)
 
 
 class FacadeMismatch(StackValidationFailed):
