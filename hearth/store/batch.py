@@ -217,19 +217,28 @@ def _holders(
 ) -> dict[Any, str | None]:
     """The engine holding each of ``ids`` (``key`` -> ``engine``), its row locked until the
     commit, in a stable order (``shared``: other checks of it may commit side by side)."""
-    which = (key.table.name, shared)
+    wanted = sorted(ids)
+    # Up to a few ids (most batches, every child stack's store: one), a statement made once
+    # per count: an expanding IN is rendered again at each execution, which cost more than
+    # the query itself.
+    count = len(wanted) if len(wanted) <= _FIXED_IN_MAX else 0
+    which = (key.table.name, shared, count)
     statement = _HOLDER_SELECTS.get(which)
     if statement is None:
-        # Made once: most batches and every child stack's store check one lock.
+        listed = (bindparam("ids", expanding=True) if count == 0
+                  else [bindparam(f"id{i}") for i in range(count)])
         statement = _HOLDER_SELECTS[which] = (
-            select(key, engine).where(key.in_(bindparam("ids", expanding=True)))
-            .order_by(key).with_for_update(read=shared)
+            select(key, engine).where(key.in_(listed)).order_by(key)
+            .with_for_update(read=shared)
         )
-    rows = conn.execute(statement, {"ids": sorted(ids)}).all()
+    params = ({"ids": wanted} if count == 0
+              else {f"id{i}": value for i, value in enumerate(wanted)})
+    rows = conn.execute(statement, params).all()
     return {row[0]: row[1] for row in rows}
 
 
-_HOLDER_SELECTS: dict[tuple[str, bool], Select[Any]] = {}
+_FIXED_IN_MAX = 8
+_HOLDER_SELECTS: dict[tuple[str, bool, int], Select[Any]] = {}
 
 
 def _resolved(value: Any) -> Any:
