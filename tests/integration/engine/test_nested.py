@@ -442,7 +442,8 @@ def test_children_reading_their_stack_name_are_each_checked(
     checked = _tree_checks(monkeypatch)
     files = {"named.yaml": "heat_template_version: 2016-10-14\nresources:\n"
              "  v: {type: OS::Heat::Value, properties: {value: {get_param: OS::stack_name}}}\n"}
-    engine.create_stack(
+    ident = engine.create_stack(
         CTX, "names", parent(a={"type": "named.yaml"}, b={"type": "named.yaml"}), files=files,
         args={})
     assert sorted(checked) == ["names-a", "names-b"]
+    assert wait_state(engine, ident)[:2] == ("CREATE", "COMPLETE")
