@@ -168,6 +168,11 @@ def _delimited(items: list[Any]) -> str:
     return ",".join("" if item is None else str(item) for item in items)
 
 
+# Provider templates up to this size have their class cached by their text (a bound on what
+# the caches hold: 256 of them each).
+PROVIDER_TEXT_CACHED_MAX = 64 * 1024
+
+
 @functools.lru_cache(maxsize=256)
 def _class_for(
     type_name: str, template_name: str, text: str, defaulted: frozenset[str]
@@ -212,19 +217,31 @@ def template_resource_class(
     """The class of resources of ``type_name`` served by this provider template (cached);
     ``param_defaults`` names the parameters the environment gives defaults to."""
     text = json.dumps(template, sort_keys=True, default=str)
-    return _class_for(type_name, template_name, text, frozenset(param_defaults))
+    make = _class_for if len(text) <= PROVIDER_TEXT_CACHED_MAX else _class_for.__wrapped__
+    return make(type_name, template_name, text, frozenset(param_defaults))
 
 
-@functools.lru_cache(maxsize=256)
 def provider_class(
     type_name: str, template_name: str, text: str, param_defaults: frozenset[str]
 ) -> type[TemplateResource]:
-    """``template_resource_class`` of a provider template's text (cached by the text: every
-    stack of a tree resolves the same files again, and parsing them was most of it)."""
+    """``template_resource_class`` of a provider template's text, cached by the text when it
+    is not large: every stack of a tree resolves the same files again, and parsing them was
+    most of that."""
+    if len(text) > PROVIDER_TEXT_CACHED_MAX:
+        return _provider_class(type_name, template_name, text, param_defaults)
+    return _cached_provider_class(type_name, template_name, text, param_defaults)
+
+
+def _provider_class(
+    type_name: str, template_name: str, text: str, param_defaults: frozenset[str]
+) -> type[TemplateResource]:
     data = load_template_text(text)
     if not isinstance(data, dict):
         raise StackValidationFailed(f"Template {template_name} is not a mapping")
     return template_resource_class(type_name, template_name, data, param_defaults)
+
+
+_cached_provider_class = functools.lru_cache(maxsize=256)(_provider_class)
 
 
 class FacadeMismatch(StackValidationFailed):

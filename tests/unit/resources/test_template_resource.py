@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from hearth.common.errors import StackValidationFailed
+from hearth.common.errors import StackValidationFailed, TemplateParseError
 from hearth.resources.builtin.random_string import RandomString
 from hearth.resources.exceptions import NestedStackFailed, failure_reason
 from hearth.resources.properties import Properties
 from hearth.resources.schema import PropertySchema
 from hearth.resources.template_resource import (
+    PROVIDER_TEXT_CACHED_MAX,
     FacadeMismatch,
+    _cached_provider_class,
     check_facade,
     child_parameters,
+    provider_class,
     template_resource_class,
 )
 
@@ -91,3 +94,18 @@ def test_a_childs_failure_reads_as_heats_nested_reason() -> None:
     )
     plain = NestedStackFailed("Timed out", "CREATE")
     assert failure_reason(plain, "nest") == "resources.nest: Timed out"
+
+
+def test_a_providers_class_is_cached_by_its_text_unless_the_text_is_large() -> None:
+    small = "heat_template_version: 2016-10-14\nparameters:\n  size: {type: number}\n"
+    # Large only in a comment: the same interface, parsed each time, and never held.
+    large = small + "# " + "x" * PROVIDER_TEXT_CACHED_MAX + "\n"
+    first = provider_class("My::Small", "small.yaml", small, frozenset())
+    assert provider_class("My::Small", "small.yaml", small, frozenset()) is first
+    assert "size" in first.properties_schema
+    held = _cached_provider_class.cache_info().currsize
+    big = provider_class("My::Large", "large.yaml", large, frozenset())
+    assert "size" in big.properties_schema
+    assert _cached_provider_class.cache_info().currsize == held
+    with pytest.raises(TemplateParseError):  # not cached: raised again each time
+        provider_class("My::Bad", "bad.yaml", "- a list", frozenset())
