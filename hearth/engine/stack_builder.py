@@ -1,14 +1,12 @@
-"""From a request (or stored rows) to a stack definition the engine can act on.
-
-``StackSource`` is what is stored for a stack: template, files and environment. ``BoundStack``
-binds a source to a stack identity and to the current state of its resources: parameters,
-conditions, resource definitions (parsed once), plugin classes, the dependency graph.
+"""From a stack's source (``hearth.engine.stack_source``) to a definition the engine can
+act on: ``BoundStack`` binds a source to a stack identity and to the current state of its
+resources: parameters, conditions, resource definitions (parsed once), plugin classes, the
+dependency graph.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +20,7 @@ from hearth.common.errors import (
 )
 from hearth.engine.checked_children import CheckedChildren
 from hearth.engine.running.resource_view import ALL_ATTRIBUTES, NodeData, StoredResources
+from hearth.engine.stack_source import StackSource
 from hearth.resources.dependencies import (
     ResourceShape,
     has_implicit_dependencies,
@@ -37,65 +36,20 @@ from hearth.resources.template_resource import (
 )
 from hearth.template.context import Limits, StaticFacade
 from hearth.template.definitions import ResourceDefinition
-from hearth.template.env_merge import merge_environments, request_environment
 from hearth.template.environment import Environment
 from hearth.template.functions import base
 from hearth.template.functions.budget import check_value_size
-from hearth.template.loader import check_decoded_depth, load_template_text
 from hearth.template.parameter_groups import ParameterGroups
 from hearth.template.parameters import Parameters, StackIdentity
 from hearth.template.registry import RegistryEntry
 from hearth.template.stack_definition import StackDefinition, validate_resource_functions
 from hearth.template.template import Template
-from hearth.template.validate import CheckedValues, parameter_types
+from hearth.template.validate import CheckedValues
 
 if TYPE_CHECKING:
     from hearth.engine.plugin_access.cloud_access import CloudValidation
     from hearth.resources.base import Resource
     from hearth.resources.registry import PluginRegistry
-
-
-@dataclass
-class StackSource:
-    """What a stack is made from, as stored: template, files and the merged environment."""
-
-    template: dict[str, Any]
-    files: dict[str, str] = field(default_factory=dict)
-    environment: dict[str, Any] = field(default_factory=dict)
-
-
-def source_from_request(
-    template: Mapping[str, Any] | str | None,
-    *,
-    params: Mapping[str, Any] | None = None,
-    files: Mapping[str, Any] | None = None,
-    environment: Mapping[str, Any] | str | None = None,
-    environment_files: Sequence[str] | None = None,
-    global_env: Environment | None = None,
-    limits: Limits | None = None,
-) -> StackSource:
-    """A request's template and environment, loaded and merged the way Heat merges them."""
-    if template is None:
-        raise HearthError("No Template provided.")
-    files = dict(files or {})
-    if isinstance(template, str):
-        data = load_template_text(template, limits)
-    else:
-        check_decoded_depth(template, limits or Limits())
-        data = dict(template)
-    if isinstance(environment, Mapping):
-        check_decoded_depth(environment, limits or Limits(), "environment")
-    if not isinstance(data, dict):
-        raise StackValidationFailed("The template is not a JSON object or YAML mapping.")
-    tmpl = Template(data, {k: v for k, v in files.items() if isinstance(v, str)})
-    env_doc = request_environment(environment, params, environment_files)
-    merge_environments(environment_files, files, env_doc, parameter_types(tmpl, files))
-    env = Environment(env_doc, global_env=global_env)
-    return StackSource(
-        template=data,
-        files={k: v for k, v in files.items() if isinstance(v, str)},
-        environment=env.env_as_dict(),
-    )
 
 
 def add_implicit_dependencies(graph: dict[str, set[str]],

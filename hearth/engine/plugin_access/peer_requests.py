@@ -33,7 +33,8 @@ from hearth.engine.running.outputs import resolve_outputs
 from hearth.engine.running.parent import Parent
 from hearth.engine.running.records import ResourceRecord
 from hearth.engine.running.resource_view import ALL_ATTRIBUTES
-from hearth.engine.stack_builder import BoundStack, StackSource
+from hearth.engine.stack_builder import BoundStack
+from hearth.engine.stack_source import StackSource
 from hearth.resources.context import physical_resource_name
 from hearth.resources.exceptions import (
     NoActionRequired,

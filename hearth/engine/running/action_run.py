@@ -36,7 +36,8 @@ from hearth.engine.running.scheduler import (
     StopSignal,
 )
 from hearth.engine.running.update_plan import ResourcePlan, current_rows, plan_resource
-from hearth.engine.stack_builder import BoundStack, StackSource
+from hearth.engine.stack_builder import BoundStack
+from hearth.engine.stack_source import StackSource
 from hearth.store import batch
 from hearth.store import resources as resource_store
 from hearth.store.db import Session

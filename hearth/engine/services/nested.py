@@ -28,7 +28,8 @@ from hearth.engine.running.parent import Parent
 from hearth.engine.running.run_spec import RunSpec
 from hearth.engine.running.stack_state import begin_stack_action
 from hearth.engine.services.stacks import NewStack, StackService
-from hearth.engine.stack_builder import BoundStack, StackSource
+from hearth.engine.stack_builder import BoundStack
+from hearth.engine.stack_source import StackSource
 from hearth.resources.nested import ChildDefinition, NestedMember, NestedState
 from hearth.store import batch, queries
 from hearth.store import events as event_store

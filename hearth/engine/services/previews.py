@@ -13,7 +13,8 @@ from hearth.engine.running.records import ResourceRecord
 from hearth.engine.running.update_plan import plan_resource
 from hearth.engine.services.stack_lookup import live_stack
 from hearth.engine.services.stacks import StackService
-from hearth.engine.stack_builder import BoundStack, StackSource
+from hearth.engine.stack_builder import BoundStack
+from hearth.engine.stack_source import StackSource
 from hearth.resources.stack_resource import StackResource
 from hearth.store import queries
 from hearth.store import resources as resource_store

@@ -44,7 +44,8 @@ from hearth.engine.running.stack_state import (
 from hearth.engine.services.payload_secrets import adopt_parameters, open_resources
 from hearth.engine.services.stack_deletes import StackDeletes
 from hearth.engine.services.stack_lookup import live_stack
-from hearth.engine.stack_builder import BoundStack, StackSource, source_from_request
+from hearth.engine.stack_builder import BoundStack
+from hearth.engine.stack_source import StackSource, source_from_request
 from hearth.store import batch
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hearth.engine.stack_builder import BoundStack, StackSource
+from hearth.engine.stack_builder import BoundStack
+from hearth.engine.stack_source import StackSource
 from hearth.resources.registry import PluginRegistry
 from hearth.template.parameters import StackIdentity
 

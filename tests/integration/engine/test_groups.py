@@ -11,7 +11,8 @@ import pytest
 
 from hearth.common.errors import StackValidationFailed
 from hearth.engine.engine import Engine
-from hearth.engine.stack_builder import BoundStack, source_from_request
+from hearth.engine.stack_builder import BoundStack
+from hearth.engine.stack_source import source_from_request
 from hearth.store import queries
 from hearth.template.parameters import StackIdentity
 from tests.integration.engine.conftest import CTX, resources, stack_row, wait_state

@@ -10,7 +10,8 @@ from typing import Any
 from hearth.engine.engine import Engine
 from hearth.engine.running import loaded_stack
 from hearth.engine.running.loaded_stack import LoadedStack
-from hearth.engine.stack_builder import BoundStack, StackSource
+from hearth.engine.stack_builder import BoundStack
+from hearth.engine.stack_source import StackSource
 from hearth.template.parameters import StackIdentity
 from tests.integration.engine.conftest import CTX, wait_state
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from hearth.engine.stack_builder import BoundStack, StackSource, add_implicit_dependencies
+from hearth.engine.stack_builder import BoundStack, add_implicit_dependencies
+from hearth.engine.stack_source import StackSource
 from hearth.resources.base import Resource
 from hearth.resources.dependencies import ResourceShape
 from hearth.resources.registry import PluginRegistry
