@@ -172,17 +172,23 @@ class EngineResourceContext:
         self._data = None
 
     @contextmanager
+    def _holding(self) -> Iterator[Sequence[batch.Write]]:
+        """What a write made at once must hold (the step's fences; none outside a step):
+        a write refused for them (``LockLost``, ``ClaimLost``) cancels the step too, for a
+        handler that checks ``cancelled()``."""
+        try:
+            yield () if self._fences is None else self._fences()
+        except (batch.LockLost, batch.ClaimLost):
+            self._cancel.set()
+            raise
+
+    @contextmanager
     def _writing(self) -> Iterator[Session]:
-        """A transaction for a write made at once, refused whole (``LockLost``,
-        ``ClaimLost``) when this engine no longer holds the step's fences; the step is then
-        cancelled too, for a handler that checks ``cancelled()``."""
-        with self._core.db.session() as session:
-            if self._fences is not None:
-                try:
-                    batch.apply(session.connection(), self._fences())
-                except (batch.LockLost, batch.ClaimLost):
-                    self._cancel.set()
-                    raise
+        """A transaction for a write made at once, refused whole unless it holds what
+        ``_holding`` says."""
+        with self._holding() as fences, self._core.db.session() as session:
+            if fences:
+                batch.apply(session.connection(), fences)
             yield session
 
     def data_delete(self, key: str) -> bool:
@@ -229,7 +235,7 @@ class EngineResourceContext:
         service = self._core.software
         if service is None:
             raise HearthError("Software configs are not available in this engine")
-        return ProjectSoftware(service, self.tenant, self._fences, self._cancel.set)
+        return ProjectSoftware(service, self.tenant, self._holding)
 
     @property
     def stack_users(self) -> StackUsers:

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from hearth.common.context import RequestContext
@@ -19,25 +19,16 @@ class ProjectSoftware:
 
     def __init__(
         self, service: SoftwareService, tenant: str,
-        fences: Callable[[], Sequence[batch.Write]] | None = None,
-        on_fence_lost: Callable[[], None] = lambda: None,
+        holding: Callable[[], AbstractContextManager[Sequence[batch.Write]]] = (
+            lambda: nullcontext(())),
     ) -> None:
         self._service = service
         # is_admin lifts the per-project limit only; rows are still made in ``tenant``.
         self._ctx = RequestContext(project_id=tenant, username="", roles=("admin",),
                                    is_admin=True)
-        # What each write holds (a resource step's lock and claim), and what a refused one
-        # does besides raising (the step is cancelled), as for the step's other writes.
-        self._fences = fences
-        self._on_fence_lost = on_fence_lost
-
-    @contextmanager
-    def _fenced(self) -> Iterator[Sequence[batch.Write]]:
-        try:
-            yield () if self._fences is None else self._fences()
-        except (batch.LockLost, batch.ClaimLost):
-            self._on_fence_lost()
-            raise
+        # What each write holds: a resource step's fences, as for its other writes
+        # (``EngineResourceContext._holding``).
+        self._fenced = holding
 
     def create_config(
         self,
