@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session
 from hearth.store.crypto import Encryptor
 from hearth.store.models import Stack, UserCreds
 
-# decrypt_method values: how trust_id is stored.
+# decrypt_method values: how trust_id is stored. "fernet" (named when it was the only
+# format) marks any value the Encryptor sealed: its token says which format it is in.
 PLAIN = "plain"
 FERNET = "fernet"
 

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from hearth.common.errors import DecryptionFailed
 from hearth.store.credentials import FERNET
-from hearth.store.crypto import DECRYPT_METHOD, Encryptor
+from hearth.store.crypto import DECRYPT_METHODS, Encryptor
 from hearth.store.models import ResourceData, UserCreds
 
 
@@ -20,7 +20,7 @@ def unreadable_row(session: Session, encryptor: Encryptor) -> str | None:
     """None when the key reads the sampled encrypted rows; else which one it cannot read."""
     data = session.scalars(
         select(ResourceData)
-        .where(ResourceData.decrypt_method == DECRYPT_METHOD, ResourceData.value.is_not(None))
+        .where(ResourceData.decrypt_method.in_(DECRYPT_METHODS), ResourceData.value.is_not(None))
         .order_by(ResourceData.id.desc()).limit(1)
     ).first()
     if data is not None and not _reads(encryptor, data.value):

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import json
 from typing import Any
 
 import pytest
+from cryptography.fernet import Fernet
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from hearth.common.errors import DecryptionFailed, EncryptionKeyMissing
 from hearth.store.crypto import Encryptor
@@ -27,7 +32,37 @@ def test_token_hides_the_value_and_differs_each_time() -> None:
     first, second = encryptor.encrypt("s3cret-password"), encryptor.encrypt("s3cret-password")
     assert "s3cret" not in first
     assert first != second
-    assert Encryptor.decrypt_method == "fernet-hkdf-v1"
+    assert Encryptor.decrypt_method == "aes-gcm-siv-hkdf-v2"
+    assert first.startswith("v2:")
+
+
+def fernet_token_of_an_earlier_version(key: str, value: Any) -> str:
+    """What Hearth sealed before AES-GCM-SIV: Fernet with a key derived by HKDF (its salt
+    and info as they were)."""
+    derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"hearth.store.crypto",
+                   info=b"hearth fernet-hkdf-v1").derive(key.encode("utf-8"))
+    fernet = Fernet(base64.urlsafe_b64encode(derived))
+    return fernet.encrypt(json.dumps(value).encode("utf-8")).decode("ascii")
+
+
+def test_values_sealed_by_an_earlier_version_are_still_read() -> None:
+    token = fernet_token_of_an_earlier_version(KEY, {"pw": "s3cret"})
+    assert Encryptor.from_key(KEY).decrypt(token) == {"pw": "s3cret"}
+    with pytest.raises(DecryptionFailed):
+        Encryptor.from_key("another key that is long enough!!").decrypt(token)
+
+
+@pytest.mark.parametrize("damage", [
+    lambda t: t[:-4] + ("AAAA" if not t.endswith("AAAA") else "BBBB"),  # the tag no longer fits
+    lambda t: t[:10],  # cut short
+    lambda t: "v2:",  # nothing sealed
+    lambda t: "v2:not base64 ✓",
+    lambda t: "v2:" + base64.urlsafe_b64encode(b"x" * 40).decode(),  # not sealed here
+])
+def test_a_damaged_new_token_fails_clearly(damage: Any) -> None:
+    token = Encryptor.from_key(KEY).encrypt({"pw": "s3cret"})
+    with pytest.raises(DecryptionFailed, match="wrong key or damaged value"):
+        Encryptor.from_key(KEY).decrypt(damage(token))
 
 
 def test_wrong_key_names_the_option() -> None:

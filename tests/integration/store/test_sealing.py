@@ -40,7 +40,7 @@ def stored_outputs(db: Database, stack_id: str) -> object:
 def test_values_are_sealed_at_rest_and_read_in_clear(database: Database, owned: Database) -> None:
     stack_id = add_stack(owned, outputs=OUTPUTS)
     raw = stored_outputs(database, stack_id)
-    assert isinstance(raw, dict) and raw[SEALED_KEY] == "fernet-hkdf-v1"
+    assert isinstance(raw, dict) and raw[SEALED_KEY] == "aes-gcm-siv-hkdf-v2"
     assert "hunter2" not in str(raw)
     assert unseal(raw, KEY_A) == OUTPUTS
     assert stored_outputs(owned, stack_id) == OUTPUTS
