@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import uuid
 import weakref
+from collections import namedtuple
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from keyword import iskeyword
 from typing import Any
 
 from sqlalchemy import (
@@ -30,6 +32,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.schema import ColumnDefault
 
 from hearth.store.models import (
     Event,
@@ -233,8 +236,7 @@ def _holders(
         )
     params = ({"ids": wanted} if count == 0
               else {f"id{i}": value for i, value in enumerate(wanted)})
-    rows = conn.execute(statement, params).all()
-    return {row[0]: row[1] for row in rows}
+    return {row[0]: row[1] for row in fetch(conn, statement, params)}
 
 
 _FIXED_IN_MAX = 8
@@ -439,6 +441,133 @@ def executemany(conn: Connection, stmt: Executable, params: list[dict[str, Any]]
         return
     with _driver_cursor(conn, statement) as cursor:
         cursor.executemany(statement.sql, statement.rows(params))
+
+
+def execute_write(conn: Connection, stmt: Executable, params: dict[str, Any]) -> int:
+    """``stmt`` (an INSERT, UPDATE or DELETE) once with ``params``, in the caller's
+    transaction; the number of rows it changed (with RETURNING: the rows it returned). On
+    SQLite through the driver, as ``executemany``: every action of every stack writes a few
+    such single rows, and SQLAlchemy's handling of one costs several times the write."""
+    statement, values = _driver_write(conn, stmt, params)
+    if statement is None:
+        result = conn.execute(stmt, params)
+        if result.returns_rows:
+            return len(result.all())
+        return int(getattr(result, "rowcount", 0) or 0)
+    with _driver_cursor(conn, statement) as cursor:
+        cursor.execute(statement.sql, values)
+        if cursor.description is not None:
+            return len(cursor.fetchall())
+        return int(cursor.rowcount)
+
+
+def insert_row(conn: Connection, stmt: Insert, params: dict[str, Any]) -> int:
+    """The integer key of the row ``stmt`` inserts with ``params`` (see ``execute_write``)."""
+    statement, values = _driver_write(conn, stmt, params)
+    if statement is None:
+        key = conn.execute(stmt, params).inserted_primary_key
+        if not key or key[0] is None:
+            raise RuntimeError(f"no key for the row inserted into {stmt.table}")
+        return int(key[0])
+    with _driver_cursor(conn, statement) as cursor:
+        cursor.execute(statement.sql, values)
+        return int(cursor.lastrowid)
+
+
+def _driver_write(
+    conn: Connection, stmt: Executable, params: dict[str, Any]
+) -> tuple[_DriverStatement | None, tuple[Any, ...]]:
+    """On SQLite: ``stmt`` compiled for the driver and its values in order (an insert's
+    with the column defaults it leaves out); else (None, ())."""
+    if conn.dialect.name != "sqlite":
+        return None, ()
+    filled = _with_column_defaults(stmt, params)
+    statement = _driver_statement(stmt, conn.dialect, tuple(filled))
+    return statement, (() if statement is None else statement.rows([filled])[0])
+
+
+def _with_column_defaults(stmt: Executable, params: dict[str, Any]) -> dict[str, Any]:
+    """An insert's ``params`` with the Python-side defaults of the columns they leave out
+    (what SQLAlchemy would fill in), so that it can go to the driver as it is."""
+    if not isinstance(stmt, Insert):
+        return params
+    defaults = [(c.key, c.default) for c in stmt.table.c
+                if c.key not in params and isinstance(c.default, ColumnDefault)]
+    if not defaults:
+        return params
+    filled = dict(params)
+    for key, default in defaults:
+        if default.is_scalar:
+            filled[key] = default.arg
+        elif default.is_callable and hasattr(default.arg, "__wrapped__"):
+            # SQLAlchemy wraps a default that takes no argument: such a one is called here;
+            # one that reads the statement's context is left out (SQLAlchemy then runs it).
+            filled[key] = default.arg(None)
+    return filled
+
+
+def fetch(conn: Connection, stmt: Select[Any] | Any, params: dict[str, Any]) -> list[Any]:
+    """The rows of ``stmt`` with ``params``, in the caller's transaction; each row's columns
+    by name (``row.name``) and by position, as SQLAlchemy's rows. On SQLite through the
+    driver (as ``executemany``), the columns' values converted by SQLAlchemy's own result
+    processors: every action of every stack reads its row, template and resources so."""
+    reader = _driver_select(stmt, conn.dialect) if conn.dialect.name == "sqlite" else None
+    if reader is None:
+        return list(conn.execute(stmt, params).all())
+    if reader.fixed:
+        params = {**reader.fixed, **params}
+    with _driver_cursor(conn, reader.statement) as cursor:
+        cursor.execute(reader.statement.sql, reader.statement.rows([params])[0])
+        found = cursor.fetchall()
+    make, processors = reader.row_class._make, reader.processors
+    return [
+        make([value if proc is None else proc(value)
+              for value, proc in zip(row, processors, strict=True)])
+        for row in found
+    ]
+
+
+@dataclass(frozen=True)
+class _DriverSelect:
+    statement: _DriverStatement
+    row_class: type[Any]
+    processors: tuple[Callable[[Any], Any] | None, ...]
+    # The values the statement itself holds (a LIMIT's, a literal's), by parameter name.
+    fixed: dict[str, Any]
+
+
+_DRIVER_SELECTS: weakref.WeakKeyDictionary[
+    Dialect, dict[Select[Any], _DriverSelect | None]
+] = weakref.WeakKeyDictionary()
+
+
+def _driver_select(stmt: Select[Any], dialect: Dialect) -> _DriverSelect | None:
+    """``stmt`` compiled for the driver with a row class of its columns' names, or None
+    where they cannot name a row's fields (SQLAlchemy runs it)."""
+    cache = _DRIVER_SELECTS.setdefault(dialect, {})
+    if stmt not in cache:
+        compiled = stmt.compile(dialect=dialect)
+        statement = _driver_statement(stmt, dialect)
+        columns = list(stmt.selected_columns)
+        names = [str(c.key) for c in columns]
+        found = None
+        if statement is not None and _plain_names(names):
+            found = _DriverSelect(
+                statement,
+                namedtuple("Row", names),
+                tuple(c.type.dialect_impl(dialect).result_processor(dialect, None)
+                      for c in columns),
+                {name: bind.effective_value for name, bind in compiled.binds.items()
+                 if not bind.required},
+            )
+        cache[stmt] = found
+    return cache[stmt]
+
+
+def _plain_names(names: Sequence[str]) -> bool:
+    return (len(set(names)) == len(names)
+            and all(n.isidentifier() and not n.startswith("_") and not iskeyword(n)
+                    and n not in ("count", "index") for n in names))
 
 
 @contextmanager

@@ -10,6 +10,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from hearth.store import batch
 from hearth.store.models import Service, StackLock
 from hearth.store.types import utcnow
 
@@ -44,8 +45,9 @@ def try_insert(session: Session, stack_id: str, engine_id: str) -> bool:
     values = {"stack_id": stack_id, "engine_id": engine_id}
     stmt = _FREE_INSERT.get(session.get_bind().dialect.name)
     if stmt is not None:
-        # The row it made, if any (psycopg does not count the rows of an INSERT).
-        return session.connection().execute(stmt, values).first() is not None
+        # The row it made, if any (counted as returned: psycopg does not count the rows of
+        # an INSERT).
+        return batch.execute_write(session.connection(), stmt, values) > 0
     try:
         with session.begin_nested():
             session.connection().execute(insert(_LOCKS).values(**values))
@@ -106,10 +108,10 @@ def clear_message(session: Session, stack_id: str, engine_id: str, message: str)
 
 def release(session: Session, stack_id: str, engine_id: str) -> bool:
     session.flush()  # (a message taken through the ORM is written before its row goes)
-    result = session.connection().execute(
-        _RELEASE, {"stack_id": stack_id, "engine_id": engine_id}
+    released = batch.execute_write(
+        session.connection(), _RELEASE, {"stack_id": stack_id, "engine_id": engine_id}
     )
-    return bool(getattr(result, "rowcount", 0))
+    return released > 0
 
 
 def post_message(

@@ -63,7 +63,7 @@ def of_stack(session: Session, stack_id: str) -> list[Resource]:
 def rows_of_stack(session: Session, stack_id: str) -> Sequence[PlainResourceRow]:
     """The stack's resource rows as plain rows (their columns by name), for reading only:
     every nested stack's action reads its own, and ORM objects cost more to make."""
-    return session.connection().execute(_ROWS_OF_STACK, {"stack_id": stack_id}).all()
+    return batch.fetch(session.connection(), _ROWS_OF_STACK, {"stack_id": stack_id})
 
 
 def get(session: Session, resource_id: int) -> Resource | None:
