@@ -551,7 +551,9 @@ def _driver_select(stmt: Select[Any], dialect: Dialect) -> _DriverSelect | None:
         columns = list(stmt.selected_columns)
         names = [str(c.key) for c in columns]
         found = None
-        if statement is not None and _plain_names(names):
+        # An expanding IN's SQL is made per execution (by SQLAlchemy): not for the driver.
+        expanding = any(bind.expanding for bind in compiled.binds.values())
+        if statement is not None and not expanding and _plain_names(names):
             found = _DriverSelect(
                 statement,
                 namedtuple("Row", names),

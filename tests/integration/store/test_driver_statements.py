@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from datetime import datetime
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from hearth.store import batch
 from hearth.store import locks as lock_store
@@ -129,3 +129,13 @@ def test_a_select_whose_columns_cannot_name_a_row_still_runs(database: Database)
     with database.session() as session:
         rows = batch.fetch(session.connection(), statement, {})
     assert [tuple(r) for r in rows] == [(stack_id, stack_id)]
+
+
+def test_a_select_with_an_expanding_in_runs(database: Database) -> None:
+    """(As the journal's lock check of a batch of more than a few stacks is.)"""
+    ids = sorted(_stack(database)[0] for _ in range(3))
+    statement = select(Stack.id).where(Stack.id.in_(bindparam("ids", expanding=True)))
+    with database.session() as session:
+        rows = batch.fetch(session.connection(), statement.order_by(Stack.id),
+                           {"ids": ids[:2] + ["none"]})
+    assert [r.id for r in rows] == ids[:2]
