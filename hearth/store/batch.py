@@ -432,15 +432,22 @@ def _driver_statement(
 def executemany(conn: Connection, stmt: Executable, params: list[dict[str, Any]]) -> None:
     """``stmt`` once per parameter set, in the caller's transaction (see above)."""
     statement = None
+    rows = params
     if conn.dialect.name == "sqlite":
-        # Inserts are compiled for the columns given; other statements name their parameters.
-        keys = tuple(params[0]) if isinstance(stmt, Insert) else ()
-        statement = _driver_statement(stmt, conn.dialect, keys)
+        # Inserts are compiled for the columns given (with the defaults of those left out,
+        # alike in every row); other statements name their parameters.
+        keys: tuple[str, ...] | None = ()
+        if isinstance(stmt, Insert):
+            rows = [_with_column_defaults(stmt, p) for p in params]
+            first = rows[0].keys()
+            keys = tuple(first) if all(r.keys() == first for r in rows) else None
+        if keys is not None:
+            statement = _driver_statement(stmt, conn.dialect, keys)
     if statement is None:
         conn.execute(stmt, params)
         return
     with _driver_cursor(conn, statement) as cursor:
-        cursor.executemany(statement.sql, statement.rows(params))
+        cursor.executemany(statement.sql, statement.rows(rows))
 
 
 def execute_write(conn: Connection, stmt: Executable, params: dict[str, Any]) -> int:
