@@ -137,5 +137,5 @@ def test_a_select_with_an_expanding_in_runs(database: Database) -> None:
     statement = select(Stack.id).where(Stack.id.in_(bindparam("ids", expanding=True)))
     with database.session() as session:
         rows = batch.fetch(session.connection(), statement.order_by(Stack.id),
-                           {"ids": ids[:2] + ["none"]})
+                           {"ids": [*ids[:2], "none"]})
     assert [r.id for r in rows] == ids[:2]
