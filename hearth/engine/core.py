@@ -27,6 +27,7 @@ from hearth.engine.template_sandbox import Budgets, TemplateSandbox
 from hearth.resources.registry import PluginRegistry
 from hearth.store.crypto import Encryptor
 from hearth.store.db import Database
+from hearth.store.group_commit import GroupCommit
 from hearth.template.context import Limits
 from hearth.template.environment import Environment
 
@@ -213,6 +214,9 @@ class EngineCore:
         self.workers = Workers(settings.worker_threads, settings.wait_threads)
         # Resource steps' writes, committed in groups.
         self.journal = Journal(db, self.workers.loop)
+        # A new stack's store and an action's end (many at once in a tree of nested stacks),
+        # committed together when they come together.
+        self.grouped = GroupCommit(db)
         # Cancel requests other engines leave on this engine's locks.
         self.messages = MessageBoard(db, self.engine_id, self.workers.call)
         # Child stacks for resources that own one (set when the engine is wired).

@@ -72,11 +72,13 @@ class RunEnd(StepDriver):
         # The common end releases the lock: that DELETE, last in the transaction, is also the
         # check that this engine still holds it (a takeover's steal waits for the commit).
         releasing = not rollback and not self.keep_lock
+        def end(session: Session) -> EndedState | None:
+            if not releasing:
+                self.check_lock(session)
+            return self._write_end(session, success, reason, rollback, releasing)
+
         try:
-            with self.core.db.session() as session:
-                if not releasing:
-                    self.check_lock(session)
-                ended = self._write_end(session, success, reason, rollback, releasing)
+            ended = self.core.grouped.run(end)
         except batch.LockLost:
             self._note_lock_lost()
             return

@@ -39,13 +39,14 @@ class StackDeletes:
     actions: ActionManager
 
     def delete_stack(self, ctx: RequestContext, stack_identity: Mapping[str, Any]) -> None:
-        with self.core.db.session() as session:
+        def begin(session: Session) -> tuple[Any, str | None, LoadedStack | None]:
             # Not the ORM row: a delete of every child stack looks its stack up.
             row = live_stack_columns(session, ctx, stack_identity)
             stack_id, name = row.id, row.name
             # Most often free: taken at once; else whoever holds it decides what follows.
             taken = lock_store.try_insert(session, stack_id, self.core.engine_id)
             holder = None if taken else locking.holder_alive(self.core, session, stack_id)
+            loaded = None
             if holder is None:
                 # Free (or its holder dead): taken, begun and read in this transaction.
                 if not taken:
@@ -55,7 +56,12 @@ class StackDeletes:
                 # Accepted: the note on the lock has a takeover delete the stack should this
                 # engine die (or fail) before its delete begins.
                 lock_store.post_message(session, stack_id, delete_message(holder))
-        if holder is None:
+            return row, holder, loaded
+
+        # With the other deletes of this moment (a tree's children come in bursts).
+        row, holder, loaded = self.core.grouped.run(begin)
+        stack_id, name = row.id, row.name
+        if loaded is not None:
             self.launch_delete(stack_id, loaded)
             return
         if holder == self.core.engine_id and self.actions.get(stack_id) is not None:

@@ -197,7 +197,8 @@ class StackService(StackDeletes):
         # The run's traversal and graph go in with the stack: its run claims nothing.
         traversal_id = str(uuid.uuid4())
         deps = traversal.stored_form(spec.to_json(), traversal.forward(bound.graph))
-        with self.core.db.session() as session:
+
+        def store(session: Session) -> tuple[int, dict[str, Any], Sequence[Any]]:
             if new.fences:
                 batch.apply(session.connection(), new.fences)
             if new.owner_id is None and stack_store.name_taken(session, new.tenant, stack_name):
@@ -253,6 +254,10 @@ class StackService(StackDeletes):
             )
             locking.acquire(self.core, session, stack_id, stack_name, new.action)
             rows = resource_store.rows_of_stack(session, stack_id)
+            return files_id, fields, rows
+
+        # With the other stores of this moment (a tree's children come in bursts).
+        files_id, fields, rows = self.core.grouped.run(store)
         # The run starts from what was written rather than reading it back (made once the
         # transaction has ended: SQLite has one writer at a time).
         loaded = loaded_stack.fresh(
