@@ -405,6 +405,12 @@ _DRIVER_STATEMENTS: weakref.WeakKeyDictionary[
 ] = weakref.WeakKeyDictionary()
 
 
+# Statements (with each set of keys) compiled for the driver, per connection: those the
+# engine builds once. A caller building its statements per call would fill it; past this
+# many, new ones go through SQLAlchemy.
+_DRIVER_CACHE_MAX = 512
+
+
 def _driver_statement(
     stmt: Executable, dialect: Dialect, keys: tuple[str, ...] = ()
 ) -> _DriverStatement | None:
@@ -413,6 +419,8 @@ def _driver_statement(
     cache = _DRIVER_STATEMENTS.setdefault(dialect, {})
     cache_key = (stmt, keys)
     if cache_key not in cache:
+        if len(cache) >= _DRIVER_CACHE_MAX:
+            return None  # (statements built per call: SQLAlchemy's own cache is bounded)
         compile_for = stmt.compile  # type: ignore[attr-defined]
         compiled = compile_for(dialect=dialect, column_keys=list(keys) or None)
         names = tuple(compiled.positiontup or ())
@@ -517,7 +525,8 @@ def fetch(conn: Connection, stmt: Select[Any] | Any, params: dict[str, Any]) -> 
     """The rows of ``stmt`` with ``params``, in the caller's transaction; each row's columns
     by name (``row.name``) and by position, as SQLAlchemy's rows. On SQLite through the
     driver (as ``executemany``), the columns' values converted by SQLAlchemy's own result
-    processors: every action of every stack reads its row, template and resources so."""
+    processors: every action of every stack reads its row, template and resources so.
+    ``stmt`` should be built once (each distinct statement object is compiled and kept)."""
     reader = _driver_select(stmt, conn.dialect) if conn.dialect.name == "sqlite" else None
     if reader is None:
         return list(conn.execute(stmt, params).all())
@@ -553,6 +562,8 @@ def _driver_select(stmt: Select[Any], dialect: Dialect) -> _DriverSelect | None:
     where they cannot name a row's fields (SQLAlchemy runs it)."""
     cache = _DRIVER_SELECTS.setdefault(dialect, {})
     if stmt not in cache:
+        if len(cache) >= _DRIVER_CACHE_MAX:
+            return None
         compiled = stmt.compile(dialect=dialect)
         statement = _driver_statement(stmt, dialect)
         columns = list(stmt.selected_columns)

@@ -139,3 +139,16 @@ def test_a_select_with_an_expanding_in_runs(database: Database) -> None:
         rows = batch.fetch(session.connection(), statement.order_by(Stack.id),
                            {"ids": [*ids[:2], "none"]})
     assert [r.id for r in rows] == ids[:2]
+
+
+def test_statements_past_the_cache_bound_still_run(
+    database: Database, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Statements built per call are not all kept: past the bound they go to SQLAlchemy."""
+    monkeypatch.setattr(batch, "_DRIVER_CACHE_MAX", 0)
+    stack_id, _ = _stack(database)
+    fresh = select(Stack.id, Stack.name).where(Stack.id == bindparam("id_"))
+    with database.session() as session:
+        assert [tuple(r) for r in batch.fetch(session.connection(), fresh, {"id_": stack_id})] \
+            == [(stack_id, "driven")]
+        assert stack_store.claim_traversal(session, stack_id, "t-1", "t-2")
