@@ -43,10 +43,14 @@ class _Work(Generic[T]):
 class GroupCommit:
     """Runs works in write transactions of ``db``, those that arrive together in one."""
 
-    def __init__(self, db: Database, max_group: int = 64) -> None:
+    def __init__(
+        self, db: Database, max_group: int = 64, *, grouping: bool | None = None
+    ) -> None:
+        """``grouping``: whether works that arrive together share a transaction (by default
+        on SQLite only, see the module's doc)."""
         self._db = db
         self._max_group = max_group
-        self._grouping = db.dialect == "sqlite"
+        self._grouping = db.dialect == "sqlite" if grouping is None else grouping
         self._lock = threading.Lock()
         self._queue: list[_Work[Any]] = []
         self._committing = False

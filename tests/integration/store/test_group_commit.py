@@ -80,10 +80,8 @@ def held_first_then(
 
 
 def test_works_that_arrive_together_commit_once(database: Database) -> None:
-    if database.dialect != "sqlite":
-        pytest.skip("grouped on SQLite only (elsewhere each work commits alone)")
     ids = [add_stack(database, f"s{i}") for i in range(4)]
-    grouped = GroupCommit(database)
+    grouped = GroupCommit(database, grouping=True)
     commits = count_commits(database)
     first, others = held_first_then(
         grouped, rename(ids[0], "a0"), [rename(i, f"a{n}") for n, i in enumerate(ids[1:], 1)])
@@ -94,10 +92,8 @@ def test_works_that_arrive_together_commit_once(database: Database) -> None:
 
 
 def test_a_failing_work_fails_alone_and_the_others_still_commit(database: Database) -> None:
-    if database.dialect != "sqlite":
-        pytest.skip("grouped on SQLite only (elsewhere each work commits alone)")
     ids = [add_stack(database, f"s{i}") for i in range(3)]
-    grouped = GroupCommit(database)
+    grouped = GroupCommit(database, grouping=True)
 
     def fails(session: Session) -> str:
         rename(ids[1], "never")(session)
@@ -129,11 +125,13 @@ def test_a_work_may_not_start_another_grouped_write(database: Database) -> None:
         grouped.run(lambda session: grouped.run(lambda inner: None))
 
 
-def test_elsewhere_each_work_commits_alone(database: Database) -> None:
-    if database.dialect == "sqlite":
-        pytest.skip("on SQLite works that arrive together are grouped")
+def test_only_sqlite_groups_by_default(database: Database) -> None:
+    assert GroupCommit(database)._grouping == (database.dialect == "sqlite")
+
+
+def test_not_grouping_each_work_commits_alone(database: Database) -> None:
     ids = [add_stack(database, f"s{i}") for i in range(3)]
-    grouped = GroupCommit(database)
+    grouped = GroupCommit(database, grouping=False)
     commits = count_commits(database)
     first, others = held_first_then(grouped, rename(ids[0], "c0"),
                                     [rename(ids[1], "c1"), rename(ids[2], "c2")])
