@@ -212,11 +212,11 @@ class EngineCore:
         # Resolved values (attributes, outputs, snapshots...) are sealed with the same key.
         db.seal_with(lambda: self.encryptor)
         self.workers = Workers(settings.worker_threads, settings.wait_threads)
-        # Resource steps' writes, committed in groups.
-        self.journal = Journal(db, self.workers.loop)
         # A new stack's store and an action's end (many at once in a tree of nested stacks),
         # committed together when they come together.
         self.grouped = GroupCommit(db)
+        # Resource steps' writes, committed in groups (with those above, on SQLite).
+        self.journal = Journal(db, self.workers.loop, self.grouped)
         # Cancel requests other engines leave on this engine's locks.
         self.messages = MessageBoard(db, self.engine_id, self.workers.call)
         # Child stacks for resources that own one (set when the engine is wired).

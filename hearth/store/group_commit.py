@@ -1,7 +1,8 @@
 """Write transactions that arrive together, committed as one.
 
 A new stack's store, a delete's start and an action's end each write a few rows in a
-transaction of their own, and the stacks of a tree come in bursts. On SQLite a transaction
+transaction of their own, and the stacks of a tree come in bursts (the engine's journal of
+resource steps' writes joins them too). On SQLite a transaction
 costs far more than its statements (the write lock, the WAL frames written at its commit, the
 pages other connections' commits made stale), and writers queue for the one write lock
 anyway. So ``GroupCommit.run`` hands its work to whichever caller is committing now: the first
@@ -55,6 +56,10 @@ class GroupCommit:
         self._queue: list[_Work[Any]] = []
         self._committing = False
         self._inside = threading.local()
+
+    @property
+    def grouping(self) -> bool:
+        return self._grouping
 
     def run(self, fn: Callable[[Session], T]) -> T:
         """``fn(session)`` in a write transaction, committed when this returns; what it

@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from hearth.common import metrics
 from hearth.store import batch
 from hearth.store.db import Database
+from hearth.store.group_commit import GroupCommit
 
 _Request = tuple[Sequence[batch.Write], "asyncio.Future[None]"]
 
@@ -27,8 +28,12 @@ _Request = tuple[Sequence[batch.Write], "asyncio.Future[None]"]
 class Journal:
     """See the module doc. Used from the engine's event loop only."""
 
-    def __init__(self, db: Database, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self, db: Database, loop: asyncio.AbstractEventLoop, grouped: GroupCommit | None = None
+    ) -> None:
         self._db = db
+        # On SQLite its transactions join the stores and ends committing at the same moment.
+        self._grouped = grouped if grouped is not None and grouped.grouping else None
         self._loop = loop
         # One writer thread: the engine's own writes never wait on each other for the lock.
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hearth-journal")
@@ -86,6 +91,9 @@ class Journal:
             return  # only waiters for what came before (``flushed``)
         started = time.perf_counter()
         try:
+            if self._grouped is not None:
+                self._grouped.run(lambda session: batch.apply(session.connection(), writes))
+                return
             with self._db.engine.begin() as conn:
                 batch.apply(conn, writes)
         finally:
