@@ -9,18 +9,11 @@ gathers the lists of many concurrent steps into one transaction (group commit).
 from __future__ import annotations
 
 import uuid
-import weakref
-from collections import namedtuple
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from keyword import iskeyword
 from typing import Any
 
 from sqlalchemy import (
-    Dialect,
-    Executable,
-    Insert,
     Select,
     Table,
     Update,
@@ -31,9 +24,8 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import DBAPIError
-from sqlalchemy.schema import ColumnDefault
 
+from hearth.store import driver
 from hearth.store.models import (
     Event,
     Resource,
@@ -236,7 +228,7 @@ def _holders(
         )
     params = ({"ids": wanted} if count == 0
               else {f"id{i}": value for i, value in enumerate(wanted)})
-    return {row[0]: row[1] for row in fetch(conn, statement, params)}
+    return {row[0]: row[1] for row in driver.fetch(conn, statement, params)}
 
 
 _FIXED_IN_MAX = 8
@@ -252,16 +244,9 @@ def _insert_props(conn: Connection, rows: Sequence[PropsRow]) -> None:
         return
     now = utcnow()
     params = [{"data": r.data, "encrypted": r.encrypted, "created_at": now} for r in rows]
-    statement = None
     if conn.dialect.name == "sqlite":
-        statement = _driver_statement(_PROPS_INSERT, conn.dialect, tuple(params[0]))
-    if statement is not None:
         # One short statement per row: at the driver's level that is still cheap.
-        ids = []
-        with _driver_cursor(conn, statement) as cursor:
-            for values in statement.rows(params):
-                cursor.execute(statement.sql, values)
-                ids.append(cursor.lastrowid)
+        ids = [driver.insert_row(conn, _PROPS_INSERT, p) for p in params]
     elif conn.dialect.insert_executemany_returning_sort_by_parameter_order:
         ids = [row[0] for row in conn.execute(_PROPS_INSERT_RETURNING, params)]
     else:
@@ -288,7 +273,7 @@ def _update_resources(conn: Connection, changes: Sequence[ResourceChange]) -> No
         for resource_id, (fields, bumps) in merged.items()
     )
     for names, params_list in groups.items():
-        executemany(conn, _resource_update(names), params_list)
+        driver.executemany(conn, _resource_update(names), params_list)
 
 
 def _by_field_set(
@@ -322,7 +307,7 @@ def _update_stacks(conn: Connection, changes: Sequence[StackChange]) -> None:
                 .where(_STACK.c.id == bindparam("b_id"))
                 .values({_STACK.c[name]: bindparam(f"v_{name}") for name in sorted(names)})
             )
-        executemany(conn, stmt, params_list)
+        driver.executemany(conn, stmt, params_list)
 
 
 def _resource_update(names: frozenset[str]) -> Update:
@@ -349,7 +334,7 @@ def _write_data(conn: Connection, changes: Sequence[DataChange]) -> None:
     for change in changes:
         final[(change.resource_id, change.key)] = change
     # Replacing a key is a delete and an insert: the same two statements for any count.
-    executemany(conn, _DATA_DELETE, [{"b_rid": rid, "b_key": key} for rid, key in final])
+    driver.executemany(conn, _DATA_DELETE, [{"b_rid": rid, "b_key": key} for rid, key in final])
     now = utcnow()
     rows = [
         {
@@ -360,7 +345,7 @@ def _write_data(conn: Connection, changes: Sequence[DataChange]) -> None:
         if c.value is not None
     ]
     if rows:
-        executemany(conn, _DATA_INSERT, rows)
+        driver.executemany(conn, _DATA_INSERT, rows)
 
 
 def _insert_events(conn: Connection, events: Sequence[NewEvent]) -> None:
@@ -374,231 +359,4 @@ def _insert_events(conn: Connection, events: Sequence[NewEvent]) -> None:
         }
         for e in events
     ]
-    executemany(conn, _EVENT_INSERT, rows)
-
-
-# --- execution ------------------------------------------------------------------------------
-#
-# SQLAlchemy's generic handling of each row's parameters costs several times what SQLite takes
-# to write the row. On SQLite the statements are therefore compiled by SQLAlchemy once, their
-# values converted by SQLAlchemy's own type processors, and run with the driver's executemany.
-
-
-@dataclass(frozen=True)
-class _DriverStatement:
-    sql: str
-    # Each parameter in the statement's order, with SQLAlchemy's processor for its type.
-    params: tuple[tuple[str, Callable[[Any], Any] | None], ...]
-
-    def rows(self, params: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
-        pairs = self.params
-        return [
-            tuple([row[name] if proc is None else proc(row[name]) for name, proc in pairs])
-            for row in params
-        ]
-
-
-# Per connection (dialect): the type processors are bound to it (sealed columns use its key).
-# Then keyed by the statement object itself (kept alive here: an id could be reused).
-_DRIVER_STATEMENTS: weakref.WeakKeyDictionary[
-    Dialect, dict[tuple[Executable, tuple[str, ...]], _DriverStatement | None]
-] = weakref.WeakKeyDictionary()
-
-
-# Statements (with each set of keys) compiled for the driver, per connection: those the
-# engine builds once. A caller building its statements per call would fill it; past this
-# many, new ones go through SQLAlchemy.
-_DRIVER_CACHE_MAX = 512
-
-
-def _driver_statement(
-    stmt: Executable, dialect: Dialect, keys: tuple[str, ...] = ()
-) -> _DriverStatement | None:
-    """``stmt`` compiled for the driver, or None where SQLAlchemy must run it (an insert
-    whose rows leave a column default for SQLAlchemy to fill in)."""
-    cache = _DRIVER_STATEMENTS.setdefault(dialect, {})
-    cache_key = (stmt, keys)
-    if cache_key not in cache:
-        if len(cache) >= _DRIVER_CACHE_MAX:
-            return None  # (statements built per call: SQLAlchemy's own cache is bounded)
-        compile_for = stmt.compile  # type: ignore[attr-defined]
-        compiled = compile_for(dialect=dialect, column_keys=list(keys) or None)
-        names = tuple(compiled.positiontup or ())
-        found = None
-        if not keys or set(names) == set(keys):
-            found = _DriverStatement(
-                compiled.string,
-                tuple(
-                    (name, compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
-                    for name in names
-                ),
-            )
-        cache[cache_key] = found
-    return cache[cache_key]
-
-
-def executemany(conn: Connection, stmt: Executable, params: list[dict[str, Any]]) -> None:
-    """``stmt`` once per parameter set, in the caller's transaction (see above)."""
-    statement = None
-    rows = params
-    if conn.dialect.name == "sqlite":
-        # Inserts are compiled for the columns given (with the defaults of those left out,
-        # alike in every row); other statements name their parameters.
-        keys: tuple[str, ...] | None = ()
-        if isinstance(stmt, Insert):
-            rows = [_with_column_defaults(stmt, p) for p in params]
-            first = rows[0].keys()
-            keys = tuple(first) if all(r.keys() == first for r in rows) else None
-        if keys is not None:
-            statement = _driver_statement(stmt, conn.dialect, keys)
-    if statement is None:
-        conn.execute(stmt, params)
-        return
-    with _driver_cursor(conn, statement) as cursor:
-        cursor.executemany(statement.sql, statement.rows(rows))
-
-
-def execute_write(conn: Connection, stmt: Executable, params: dict[str, Any]) -> int:
-    """``stmt`` (an INSERT, UPDATE or DELETE) once with ``params``, in the caller's
-    transaction; the number of rows it changed (with RETURNING: the rows it returned). On
-    SQLite through the driver, as ``executemany``: every action of every stack writes a few
-    such single rows, and SQLAlchemy's handling of one costs several times the write."""
-    statement, values = _driver_write(conn, stmt, params)
-    if statement is None:
-        result = conn.execute(stmt, params)
-        if result.returns_rows:
-            return len(result.all())
-        return int(getattr(result, "rowcount", 0) or 0)
-    with _driver_cursor(conn, statement) as cursor:
-        cursor.execute(statement.sql, values)
-        if cursor.description is not None:
-            return len(cursor.fetchall())
-        return int(cursor.rowcount)
-
-
-def insert_row(conn: Connection, stmt: Insert, params: dict[str, Any]) -> int:
-    """The integer key of the row ``stmt`` inserts with ``params`` (see ``execute_write``)."""
-    statement, values = _driver_write(conn, stmt, params)
-    if statement is None:
-        key = conn.execute(stmt, params).inserted_primary_key
-        if not key or key[0] is None:
-            raise RuntimeError(f"no key for the row inserted into {stmt.table}")
-        return int(key[0])
-    with _driver_cursor(conn, statement) as cursor:
-        cursor.execute(statement.sql, values)
-        return int(cursor.lastrowid)
-
-
-def _driver_write(
-    conn: Connection, stmt: Executable, params: dict[str, Any]
-) -> tuple[_DriverStatement | None, tuple[Any, ...]]:
-    """On SQLite: ``stmt`` compiled for the driver and its values in order (an insert's
-    with the column defaults it leaves out); else (None, ())."""
-    if conn.dialect.name != "sqlite":
-        return None, ()
-    filled = _with_column_defaults(stmt, params)
-    statement = _driver_statement(stmt, conn.dialect, tuple(filled))
-    return statement, (() if statement is None else statement.rows([filled])[0])
-
-
-def _with_column_defaults(stmt: Executable, params: dict[str, Any]) -> dict[str, Any]:
-    """An insert's ``params`` with the Python-side defaults of the columns they leave out
-    (what SQLAlchemy would fill in), so that it can go to the driver as it is."""
-    if not isinstance(stmt, Insert):
-        return params
-    defaults = [(c.key, c.default) for c in stmt.table.c
-                if c.key not in params and isinstance(c.default, ColumnDefault)]
-    if not defaults:
-        return params
-    filled = dict(params)
-    for key, default in defaults:
-        if default.is_scalar:
-            filled[key] = default.arg
-        elif default.is_callable and hasattr(default.arg, "__wrapped__"):
-            # SQLAlchemy wraps a default that takes no argument: such a one is called here;
-            # one that reads the statement's context is left out (SQLAlchemy then runs it).
-            filled[key] = default.arg(None)
-    return filled
-
-
-def fetch(conn: Connection, stmt: Select[Any] | Any, params: dict[str, Any]) -> list[Any]:
-    """The rows of ``stmt`` with ``params``, in the caller's transaction; each row's columns
-    by name (``row.name``) and by position, as SQLAlchemy's rows. On SQLite through the
-    driver (as ``executemany``), the columns' values converted by SQLAlchemy's own result
-    processors: every action of every stack reads its row, template and resources so.
-    ``stmt`` should be built once (each distinct statement object is compiled and kept)."""
-    reader = _driver_select(stmt, conn.dialect) if conn.dialect.name == "sqlite" else None
-    if reader is None:
-        return list(conn.execute(stmt, params).all())
-    if reader.fixed:
-        params = {**reader.fixed, **params}
-    with _driver_cursor(conn, reader.statement) as cursor:
-        cursor.execute(reader.statement.sql, reader.statement.rows([params])[0])
-        found = cursor.fetchall()
-    make, processors = reader.row_class._make, reader.processors
-    return [
-        make([value if proc is None else proc(value)
-              for value, proc in zip(row, processors, strict=True)])
-        for row in found
-    ]
-
-
-@dataclass(frozen=True)
-class _DriverSelect:
-    statement: _DriverStatement
-    row_class: type[Any]
-    processors: tuple[Callable[[Any], Any] | None, ...]
-    # The values the statement itself holds (a LIMIT's, a literal's), by parameter name.
-    fixed: dict[str, Any]
-
-
-_DRIVER_SELECTS: weakref.WeakKeyDictionary[
-    Dialect, dict[Select[Any], _DriverSelect | None]
-] = weakref.WeakKeyDictionary()
-
-
-def _driver_select(stmt: Select[Any], dialect: Dialect) -> _DriverSelect | None:
-    """``stmt`` compiled for the driver with a row class of its columns' names, or None
-    where they cannot name a row's fields (SQLAlchemy runs it)."""
-    cache = _DRIVER_SELECTS.setdefault(dialect, {})
-    if stmt not in cache:
-        if len(cache) >= _DRIVER_CACHE_MAX:
-            return None
-        compiled = stmt.compile(dialect=dialect)
-        statement = _driver_statement(stmt, dialect)
-        columns = list(stmt.selected_columns)
-        names = [str(c.key) for c in columns]
-        found = None
-        # An expanding IN's SQL is made per execution (by SQLAlchemy): not for the driver.
-        expanding = any(bind.expanding for bind in compiled.binds.values())
-        if statement is not None and not expanding and _plain_names(names):
-            found = _DriverSelect(
-                statement,
-                namedtuple("Row", names),
-                tuple(c.type.dialect_impl(dialect).result_processor(dialect, None)
-                      for c in columns),
-                {name: bind.effective_value for name, bind in compiled.binds.items()
-                 if not bind.required},
-            )
-        cache[stmt] = found
-    return cache[stmt]
-
-
-def _plain_names(names: Sequence[str]) -> bool:
-    return (len(set(names)) == len(names)
-            and all(n.isidentifier() and not n.startswith("_") and not iskeyword(n)
-                    and n not in ("count", "index") for n in names))
-
-
-@contextmanager
-def _driver_cursor(conn: Connection, statement: _DriverStatement) -> Iterator[Any]:
-    """A cursor of the connection's own transaction; the driver's errors raised as
-    SQLAlchemy's (IntegrityError, OperationalError...), as every other statement's are."""
-    dbapi = conn.dialect.loaded_dbapi
-    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-    try:
-        yield cursor
-    except dbapi.Error as exc:
-        raise DBAPIError.instance(statement.sql, None, exc, dbapi.Error) from exc
-    finally:
-        cursor.close()
+    driver.executemany(conn, _EVENT_INSERT, rows)

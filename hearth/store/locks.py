@@ -10,7 +10,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from hearth.store import batch
+from hearth.store import driver
 from hearth.store.models import Service, StackLock
 from hearth.store.types import utcnow
 
@@ -47,7 +47,7 @@ def try_insert(session: Session, stack_id: str, engine_id: str) -> bool:
     if stmt is not None:
         # The row it made, if any (counted as returned: psycopg does not count the rows of
         # an INSERT).
-        return batch.execute_write(session.connection(), stmt, values) > 0
+        return driver.execute_write(session.connection(), stmt, values) > 0
     try:
         with session.begin_nested():
             session.connection().execute(insert(_LOCKS).values(**values))
@@ -108,7 +108,7 @@ def clear_message(session: Session, stack_id: str, engine_id: str, message: str)
 
 def release(session: Session, stack_id: str, engine_id: str) -> bool:
     session.flush()  # (a message taken through the ORM is written before its row goes)
-    released = batch.execute_write(
+    released = driver.execute_write(
         session.connection(), _RELEASE, {"stack_id": stack_id, "engine_id": engine_id}
     )
     return released > 0

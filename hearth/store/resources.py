@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import Row, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from hearth.store import batch
+from hearth.store import batch, driver
 from hearth.store.crypto import Encryptor
 from hearth.store.models import Resource, ResourceData, ResourcePropertiesData, Stack
 from hearth.store.types import utcnow
@@ -36,7 +36,7 @@ def insert_many(session: Session, rows: Iterable[Mapping[str, Any]]) -> None:
         else:
             groups.append([row])
     for group in groups:
-        batch.executemany(session.connection(), _RESOURCE_INSERT, group)
+        driver.executemany(session.connection(), _RESOURCE_INSERT, group)
 
 
 def add(session: Session, **fields: Any) -> Resource:
@@ -63,7 +63,7 @@ def of_stack(session: Session, stack_id: str) -> list[Resource]:
 def rows_of_stack(session: Session, stack_id: str) -> Sequence[PlainResourceRow]:
     """The stack's resource rows as plain rows (their columns by name), for reading only:
     every nested stack's action reads its own, and ORM objects cost more to make."""
-    return batch.fetch(session.connection(), _ROWS_OF_STACK, {"stack_id": stack_id})
+    return driver.fetch(session.connection(), _ROWS_OF_STACK, {"stack_id": stack_id})
 
 
 def get(session: Session, resource_id: int) -> Resource | None:

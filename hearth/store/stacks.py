@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import Table, bindparam, delete, false, func, insert, not_, or_, select, update
 from sqlalchemy.orm import Session
 
-from hearth.store import batch
+from hearth.store import driver
 from hearth.store.crypto import Encryptor
 from hearth.store.models import RawTemplate, RawTemplateFiles, Resource, Stack, StackTag
 from hearth.store.queries import after_marker
@@ -86,7 +86,7 @@ def store_files(session: Session, files: Mapping[str, str]) -> int:
 def _insert(session: Session, table: Table, **values: Any) -> int:
     """Insert one row; its new integer id (a Core insert: one template per stack, and the
     ORM's unit of work costs more than the insert)."""
-    return batch.insert_row(session.connection(), _INSERTS[table.name],
+    return driver.insert_row(session.connection(), _INSERTS[table.name],
                             {"created_at": utcnow(), **values})
 
 
@@ -111,8 +111,7 @@ def load_stored_template(
 ) -> StoredTemplate:
     """``load_template`` with the id of the files' row."""
     # One query with its files (every nested stack's action reads its template).
-    rows = batch.fetch(session.connection(), _TEMPLATE_WITH_FILES, {"template_id": template_id})
-    row = rows[0] if rows else None
+    row = driver.first(session.connection(), _TEMPLATE_WITH_FILES, {"template_id": template_id})
     if row is None:
         raise LookupError(f"raw template {template_id} not found")
     files: dict[str, str] = dict(row.files or {})
@@ -179,7 +178,7 @@ def create_stack(session: Session, tags: Sequence[str] = (), **fields: Any) -> s
     values["id"] = values.get("id") or str(uuid.uuid4())
     values["root_stack_id"] = values.get("root_stack_id") or values["id"]
     connection = session.connection()
-    batch.execute_write(connection, _INSERTS[_STACKS.name], values)
+    driver.execute_write(connection, _INSERTS[_STACKS.name], values)
     if tags:
         connection.execute(_INSERTS[_TAGS.name],
                            [{"stack_id": values["id"], "tag": tag} for tag in tags])
@@ -210,8 +209,7 @@ _RUN_COLUMNS_BY_ID = _RUN_COLUMNS.where(Stack.id == bindparam("id_"))
 def run_columns(session: Session, stack_id: str) -> Any:
     """The columns an action reads of a stack, deleted or not (None if there is no row): a
     plain row, not an ORM object with its tags, since every nested stack's action reads it."""
-    rows = batch.fetch(session.connection(), _RUN_COLUMNS_BY_ID, {"id_": stack_id})
-    return rows[0] if rows else None
+    return driver.first(session.connection(), _RUN_COLUMNS_BY_ID, {"id_": stack_id})
 
 
 def _live_columns(session: Session, stack_id: str, *columns: Any) -> Any:
@@ -302,8 +300,8 @@ def name_taken(session: Session, tenant: str, name: str) -> bool:
 
 def find_child_id(session: Session, owner_id: str, name: str) -> str | None:
     """The id of a live nested stack of ``owner_id`` by name."""
-    rows = batch.fetch(session.connection(), _CHILD_ID, {"owner_id": owner_id, "name": name})
-    return str(rows[0].id) if rows else None
+    row = driver.first(session.connection(), _CHILD_ID, {"owner_id": owner_id, "name": name})
+    return None if row is None else str(row.id)
 
 
 def count_top_level(session: Session, tenant: str, hidden_tags: Sequence[str] = ()) -> int:
@@ -330,7 +328,7 @@ def set_state(
     # changes go first, as the ORM's own UPDATE would flush them. A stack's ORM row already
     # in the session keeps the state it was read with.
     session.flush()
-    batch.execute_write(session.connection(), _UPDATE_STACK, {
+    driver.execute_write(session.connection(), _UPDATE_STACK, {
         "id_": stack_id, "action": action, "status": status, "status_reason": reason, **fields,
     })
 
@@ -349,7 +347,7 @@ def claim_traversal(
     params = {"id_": stack_id, "current_traversal": traversal_id, **fields}
     if expected is not None:
         params["expected_"] = expected
-    return batch.execute_write(session.connection(), _CLAIM[expected is None], params) > 0
+    return driver.execute_write(session.connection(), _CLAIM[expected is None], params) > 0
 
 
 def set_tags(session: Session, stack: Stack, tags: Sequence[str]) -> None:

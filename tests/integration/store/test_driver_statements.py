@@ -1,16 +1,15 @@
 """The single-row writes and the reads that every stack's action makes go straight to the
-driver on SQLite (``batch.execute_write``, ``insert_row``, ``fetch``): they must store and
+driver on SQLite (``hearth.store.driver``): they must store and
 give back exactly what SQLAlchemy's own execution does, on every backend."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime
 
 import pytest
 from sqlalchemy import bindparam, select
 
-from hearth.store import batch
+from hearth.store import driver
 from hearth.store import locks as lock_store
 from hearth.store import resources as resource_store
 from hearth.store import stacks as stack_store
@@ -22,7 +21,7 @@ KEY = Encryptor.from_key("the driver statements test key, long enough")
 
 
 @pytest.fixture
-def owned(database: Database) -> Iterator[Database]:
+def owned(database: Database) -> Database:
     """The database with sealed columns, as an engine has it."""
     database.seal_with(lambda: KEY)
     return database
@@ -67,7 +66,6 @@ def test_a_stack_stored_and_read_back_through_the_driver_matches_the_orm(
 def test_a_claim_writes_sealed_columns_and_counts_the_rows_it_changed(
     owned: Database,
 ) -> None:
-    database = owned
     stack_id, _ = _stack(owned)
     outputs = [{"output_key": "pw", "output_value": "hunter2"}]
     with owned.session() as session:
@@ -77,7 +75,7 @@ def test_a_claim_writes_sealed_columns_and_counts_the_rows_it_changed(
     with owned.session() as session:
         orm = session.get(Stack, stack_id)
         assert orm is not None and orm.current_traversal == "t-2" and orm.outputs == outputs
-    plain = Database(database.url)  # a connection no engine owns reads rows as stored
+    plain = Database(owned.url)  # a connection no engine owns reads rows as stored
     try:
         with plain.session() as session:
             assert "hunter2" not in str(session.scalars(select(Stack.outputs)).one())
@@ -127,7 +125,7 @@ def test_a_select_whose_columns_cannot_name_a_row_still_runs(database: Database)
     stack_id, _ = _stack(database)
     statement = select(Stack.id, Stack.id.label("count"))
     with database.session() as session:
-        rows = batch.fetch(session.connection(), statement, {})
+        rows = driver.fetch(session.connection(), statement, {})
     assert [tuple(r) for r in rows] == [(stack_id, stack_id)]
 
 
@@ -136,7 +134,7 @@ def test_a_select_with_an_expanding_in_runs(database: Database) -> None:
     ids = sorted(_stack(database)[0] for _ in range(3))
     statement = select(Stack.id).where(Stack.id.in_(bindparam("ids", expanding=True)))
     with database.session() as session:
-        rows = batch.fetch(session.connection(), statement.order_by(Stack.id),
+        rows = driver.fetch(session.connection(), statement.order_by(Stack.id),
                            {"ids": [*ids[:2], "none"]})
     assert [r.id for r in rows] == ids[:2]
 
@@ -145,10 +143,10 @@ def test_statements_past_the_cache_bound_still_run(
     database: Database, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Statements built per call are not all kept: past the bound they go to SQLAlchemy."""
-    monkeypatch.setattr(batch, "_DRIVER_CACHE_MAX", 0)
+    monkeypatch.setattr(driver, "CACHE_MAX", 0)
     stack_id, _ = _stack(database)
     fresh = select(Stack.id, Stack.name).where(Stack.id == bindparam("id_"))
     with database.session() as session:
-        assert [tuple(r) for r in batch.fetch(session.connection(), fresh, {"id_": stack_id})] \
+        assert [tuple(r) for r in driver.fetch(session.connection(), fresh, {"id_": stack_id})] \
             == [(stack_id, "driven")]
         assert stack_store.claim_traversal(session, stack_id, "t-1", "t-2")

@@ -126,7 +126,7 @@ def test_a_work_may_not_start_another_grouped_write(database: Database) -> None:
 
 
 def test_only_sqlite_groups_by_default(database: Database) -> None:
-    assert GroupCommit(database)._grouping == (database.dialect == "sqlite")
+    assert GroupCommit(database).grouping == (database.dialect == "sqlite")
 
 
 def test_not_grouping_each_work_commits_alone(database: Database) -> None:
