@@ -8,7 +8,6 @@ gathers the lists of many concurrent steps into one transaction (group commit).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +24,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
+from hearth.common.ids import new_uuid
 from hearth.store import driver
 from hearth.store.models import (
     Event,
@@ -354,7 +354,7 @@ def _insert_events(conn: Connection, events: Sequence[NewEvent]) -> None:
     rows = [
         {
             **{k: _resolved(v) for k, v in e.values.items()},
-            "uuid": str(uuid.uuid4()),
+            "uuid": new_uuid(),
             "created_at": e.created_at,
         }
         for e in events

@@ -151,13 +151,23 @@ def _driver_write(
     return statement, (() if statement is None else statement.rows([filled])[0])
 
 
+# The defaults an insert into a table leaves out, by the columns it is given (the engine's
+# inserts give a few sets each).
+_LEFT_OUT_DEFAULTS: dict[tuple[Any, tuple[str, ...]], tuple[tuple[str, ColumnDefault], ...]] = {}
+
+
 def _with_column_defaults(stmt: Executable, params: dict[str, Any]) -> dict[str, Any]:
     """An insert's ``params`` with the Python-side defaults of the columns they leave out
     (what SQLAlchemy would fill in), so that it can go to the driver as it is."""
     if not isinstance(stmt, Insert):
         return params
-    defaults = [(c.key, c.default) for c in stmt.table.c
-                if c.key not in params and isinstance(c.default, ColumnDefault)]
+    found = (stmt.table, tuple(params))
+    defaults = _LEFT_OUT_DEFAULTS.get(found)
+    if defaults is None:
+        defaults = tuple((c.key, c.default) for c in stmt.table.c
+                         if c.key not in params and isinstance(c.default, ColumnDefault))
+        if len(_LEFT_OUT_DEFAULTS) < CACHE_MAX:
+            _LEFT_OUT_DEFAULTS[found] = defaults
     if not defaults:
         return params
     filled = dict(params)

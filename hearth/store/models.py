@@ -9,7 +9,6 @@ compares these models with the migrated database on every backend, so the two ca
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime
 from typing import Any
 
@@ -25,6 +24,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from hearth.common.ids import new_uuid
 from hearth.store.sealing import SealedJson
 from hearth.store.types import Json, LongText, Timestamp, TruncatedString, utcnow
 
@@ -45,7 +45,7 @@ MYSQL_TABLE_OPTIONS = {
 
 
 def _uuid() -> str:
-    return str(uuid.uuid4())
+    return new_uuid()
 
 
 class Base(DeclarativeBase):

@@ -6,7 +6,6 @@ Hidden parameter values are stored encrypted (their names listed in the environm
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -14,6 +13,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import Table, bindparam, delete, false, func, insert, not_, or_, select, update
 from sqlalchemy.orm import Session
 
+from hearth.common.ids import new_uuid
 from hearth.store import driver
 from hearth.store.crypto import Encryptor
 from hearth.store.models import RawTemplate, RawTemplateFiles, Resource, Stack, StackTag
@@ -175,7 +175,7 @@ def create_stack(session: Session, tags: Sequence[str] = (), **fields: Any) -> s
     costs more than they do."""
     session.flush()  # (what the ORM holds for it, first)
     values = dict(fields)
-    values["id"] = values.get("id") or str(uuid.uuid4())
+    values["id"] = values.get("id") or new_uuid()
     values["root_stack_id"] = values.get("root_stack_id") or values["id"]
     connection = session.connection()
     driver.execute_write(connection, _INSERTS[_STACKS.name], values)

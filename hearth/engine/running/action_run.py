@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hearth.common import logs, metrics
+from hearth.common.ids import new_uuid
 from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.plugin_access.cloud_access import service_type_of
@@ -76,7 +76,7 @@ class ActionRun(RunEnd):
         self.stack_id = stack_id
         self.spec = spec
         self.action = spec.delete_as or spec.action
-        self.traversal_id = traversal_id or str(uuid.uuid4())
+        self.traversal_id = traversal_id or new_uuid()
         # A traversal handed on (takeover, rollback, newer update): the stack's own until then.
         self.given_traversal = traversal_id is not None
         self.superseded = False
@@ -138,10 +138,10 @@ class ActionRun(RunEnd):
         self.rows = {r.id: r for r in loaded.rows}
         self.old_templates = {r.current_template_id for r in loaded.rows} - {
             None, self.template_id}
-        source = StackSource(loaded.template, loaded.files, loaded.environment)
-        identity = StackIdentity(self.tenant, self.stack_name, self.stack_id)
-        self.bound = BoundStack(
-            source, identity, plugins=core.plugins, global_env=core.global_env,
+        self.bound = loaded.bound or BoundStack(
+            StackSource(loaded.template, loaded.files, loaded.environment),
+            StackIdentity(self.tenant, self.stack_name, self.stack_id),
+            plugins=core.plugins, global_env=core.global_env,
             limits=core.template_limits, depth=self.depth,
             max_depth=core.limits.max_nested_stack_depth, facade=loaded.facade,
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hearth.common.errors import HearthError
 from hearth.engine.running.parent import StoredFacade, StoredFiles
@@ -23,6 +23,9 @@ from hearth.store.crypto import Encryptor
 from hearth.store.db import Database, Session
 from hearth.store.resources import PlainResourceRow
 from hearth.store.types import as_stored
+
+if TYPE_CHECKING:
+    from hearth.engine.stack_builder import BoundStack
 
 
 @dataclass
@@ -55,6 +58,9 @@ class LoadedStack:
     # The definition's dependency graph, when whoever stored the stack a moment ago had it
     # (a create): its run does not work it out again.
     graph: dict[str, set[str]] | None = None
+    # The definition whoever stored the stack a moment ago built and validated from the
+    # same template and environment as stored: its run uses it rather than parse them again.
+    bound: BoundStack | None = None
 
 
 def read(db: Database, encryptor: Encryptor | None, stack_id: str) -> LoadedStack:
@@ -119,13 +125,25 @@ def fresh(
     rows: Sequence[PlainResourceRow],
     facade: Callable[[str], Any] | None,
     graph: dict[str, set[str]] | None = None,
+    bound: BoundStack | None = None,
 ) -> LoadedStack:
     """A stack stored a moment ago: ``fields`` are its row's as written (with the run's
     traversal and graph, when they were stored with it), ``rows`` its INIT resource rows, for
     which nothing else is stored yet, ``files_id`` the row of its files. The template and
     environment go through JSON as stored ones do (keys become strings, tuples lists), so both
-    loads are alike."""
+    loads are alike; ``bound``, the definition built from ``template`` and ``environment``,
+    is handed to the run only where that leaves them as they were."""
     stack_id = str(fields["id"])
+    stored_template = _as_stored(template)
+    stored_environment = stack_store.environment_as_loaded(
+        _as_stored(environment), sealed=encryptor is not None)
+    if bound is not None and (stored_template != template
+                              or stored_environment != environment):
+        bound = None
+    if bound is not None:
+        # What only its validation needed (the tree's checked children, the caller's cloud).
+        bound.checked_children = None
+        bound.cloud_validation = None
     return LoadedStack(
         name=str(fields["name"]),
         tenant=str(fields.get("tenant") or ""),
@@ -139,12 +157,11 @@ def fresh(
         template_id=int(fields["raw_template_id"]),
         prev_template_id=None,
         traversal_id=fields.get("current_traversal"),
-        template=_as_stored(template),
+        template=stored_template,
         # File names and contents are strings: JSON gives them back unchanged, so no round
         # trip (a tree of provider templates hands every child all of its files).
         files=dict(files),
-        environment=stack_store.environment_as_loaded(
-            _as_stored(environment), sealed=encryptor is not None),
+        environment=stored_environment,
         rows=[ResourceRecord.from_row(r) for r in rows],
         facade=facade,
         data=StoredData.nothing_stored(encryptor),
@@ -152,6 +169,7 @@ def fresh(
         traversal_stored=fields.get("current_deps") is not None,
         stored_files=_stored_files(files_id, files),
         graph=graph,
+        bound=bound,
     )
 
 

@@ -13,10 +13,10 @@ takes the stack over from a dead one reads that same newest traversal.
 
 from __future__ import annotations
 
-import uuid
 from typing import TYPE_CHECKING, Any
 
 from hearth.common.errors import ActionInProgress
+from hearth.common.ids import new_uuid
 from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.running import locking
@@ -76,7 +76,7 @@ def lock_holder(
 
 def claim(session: Session, stack_id: str, spec: RunSpec) -> str:
     """Make a new traversal, for ``spec``, the stack's (with the update's other writes)."""
-    traversal_id = str(uuid.uuid4())
+    traversal_id = new_uuid()
     stack_store.set_fields(session, stack_id, current_traversal=traversal_id,
                            current_deps={"spec": spec.to_json()})
     return traversal_id
@@ -145,7 +145,7 @@ def superseded_at_end(
     update arriving before that starts is seen by it, and the columns of ``end`` (the run's
     final state) with it. Unless ``lock_checked``, the lock is checked (``LockLost``) before
     this writes anything of a superseded end (the caller checks it otherwise)."""
-    follow = str(uuid.uuid4())
+    follow = new_uuid()
     if stack_store.claim_traversal(session, run.stack_id, run.traversal_id, follow,
                                    current_deps=None, **end):
         run.next_traversal = follow

@@ -8,7 +8,6 @@ here and polls the child's state (``hearth.resources.nested``).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -19,6 +18,7 @@ from hearth.common.errors import (
     RequestLimitExceeded,
     StackValidationFailed,
 )
+from hearth.common.ids import new_uuid
 from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.running import locking
@@ -105,7 +105,7 @@ class NestedStackService:
             raise RequestLimitExceeded(
                 f"Recursion depth exceeds {limits.max_nested_stack_depth}."
             )
-        stack_id = str(uuid.uuid4())
+        stack_id = new_uuid()
         source = StackSource(
             dict(child.template), dict(child.files), child.environment.env_as_dict()
         )

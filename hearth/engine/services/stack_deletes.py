@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from collections.abc import Mapping
 from typing import Any
 
 from hearth.common.context import RequestContext
 from hearth.common.errors import HearthError
+from hearth.common.ids import new_uuid
 from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.running import loaded_stack, locking, traversal
@@ -129,7 +129,7 @@ class StackDeletes:
             stack_event(session, stack_id, name, row.action, states.FAILED,
                         cancelled_reason(row.action))
         # A delete goes first (no update supersedes it): its traversal is the stack's now.
-        loaded.traversal_id = str(uuid.uuid4())
+        loaded.traversal_id = new_uuid()
         nodes = traversal.reverse_rows(loaded.rows)
         begin_stack_action(
             session, stack_id, name, states.DELETE, current_traversal=loaded.traversal_id,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +26,7 @@ from hearth.common.errors import (
     UserParameterMissing,
 )
 from hearth.common.identifier import Identity
+from hearth.common.ids import new_uuid
 from hearth.engine import states
 from hearth.engine.core import EngineCore
 from hearth.engine.requests import ActionArgs, StackRequest, check_stack_name
@@ -163,7 +163,7 @@ class StackService(StackDeletes):
                         f"You have reached the maximum stacks per tenant, {limit}. "
                         "Please delete some stacks."
                     )
-        stack_id = str(uuid.uuid4())
+        stack_id = new_uuid()
         request = StackRequest(template, params, files, environment, environment_files)
         self.core.preflight(request, outputs=True)
         bound = self.new_bound(ctx, stack_name, stack_id, request)
@@ -195,7 +195,7 @@ class StackService(StackDeletes):
         spec = RunSpec(new.action, adopt_data=adopt_data or {},
                        rollback=not new.disable_rollback)
         # The run's traversal and graph go in with the stack: its run claims nothing.
-        traversal_id = str(uuid.uuid4())
+        traversal_id = new_uuid()
         deps = traversal.stored_form(spec.to_json(), traversal.forward(bound.graph))
 
         def store(session: Session) -> tuple[int, dict[str, Any], Sequence[Any]]:
@@ -238,7 +238,7 @@ class StackService(StackDeletes):
                 session,
                 (
                     {
-                        "uuid": str(uuid.uuid4()),
+                        "uuid": new_uuid(),
                         "name": name,
                         "stack_id": stack_id,
                         "root_stack_id": root,
@@ -263,7 +263,7 @@ class StackService(StackDeletes):
         loaded = loaded_stack.fresh(
             self.core.db, self.core.encryptor, fields=fields, template=source.template,
             files=source.files, files_id=files_id, environment=source.environment, rows=rows,
-            facade=bound.facade, graph=bound.graph,
+            facade=bound.facade, graph=bound.graph, bound=bound,
         )
         self.actions.launch(stack_id, spec, traversal_id=traversal_id, loaded=loaded)
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Collection, Mapping
 from typing import Any, ClassVar
 
+from hearth.common.ids import new_uuid
 from hearth.resources.base import Resource
 from hearth.resources.properties import Properties
 from hearth.resources.support import SupportStatus
@@ -52,7 +52,7 @@ class NoneResource(Resource):
         return NO_UPDATE
 
     def handle_create(self) -> None:
-        self.resource_id_set(str(uuid.uuid4()))
+        self.resource_id_set(new_uuid())
         # Marks an id we made up, so that deleting it never reaches a real service.
         self.data_set(IS_PLACEHOLDER, "True")
 
