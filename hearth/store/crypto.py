@@ -29,7 +29,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from hearth.common.errors import DecryptionFailed, EncryptionKeyMissing
-from hearth.store.types import json_default
+from hearth.store.types import compact_json_dumps
 
 MIN_KEY_LENGTH = 32
 # What values are sealed with now, and what earlier versions sealed with (still read).
@@ -72,7 +72,7 @@ class Encryptor:
                    AESGCMSIV(_derive(secret, _HKDF_INFO_V2)))
 
     def encrypt(self, value: Any) -> str:
-        plain = json.dumps(value, separators=(",", ":"), default=json_default).encode("utf-8")
+        plain = compact_json_dumps(value).encode("utf-8")
         nonce = os.urandom(_NONCE_BYTES)
         sealed = self._aead.encrypt(nonce, plain, _V2_AAD)
         return _V2_PREFIX + base64.urlsafe_b64encode(nonce + sealed).decode("ascii")

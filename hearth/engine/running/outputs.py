@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from hearth.common.errors import HearthError
 from hearth.engine.stack_builder import BoundStack
-from hearth.store.types import json_default
+from hearth.store.types import strict_json_dumps
 from hearth.template.functions import base
 from hearth.template.functions.budget import check_value_size
 
@@ -17,7 +16,7 @@ def _check_storable(value: Any, name: str) -> None:
     regex object, NaN, which PostgreSQL refuses) is that output's error, not a stack left
     IN_PROGRESS because its final write failed."""
     try:
-        json.dumps(value, default=json_default, allow_nan=False)
+        strict_json_dumps(value)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"The value of output {name} cannot be stored: {exc}") from None
 

@@ -150,3 +150,30 @@ def test_statements_past_the_cache_bound_still_run(
         assert [tuple(r) for r in driver.fetch(session.connection(), fresh, {"id_": stack_id})] \
             == [(stack_id, "driven")]
         assert stack_store.claim_traversal(session, stack_id, "t-1", "t-2")
+
+
+def test_timestamps_go_to_sqlite_as_sqlalchemy_writes_them() -> None:
+    """The driver's own datetime conversion (SQLite) writes the text SQLAlchemy's would:
+    stored rows sort and compare alike whichever wrote them."""
+    from datetime import UTC, date, timedelta
+
+    from sqlalchemy.dialects import sqlite
+
+    from hearth.store.types import Timestamp
+
+    dialect = sqlite.dialect()
+    ours = driver.compiled(
+        select(Stack.id).where(Stack.created_at < bindparam("at")), dialect
+    )
+    assert ours is not None
+    (_, fast), = ours.params
+    sqlalchemys = Timestamp.dialect_impl(dialect).bind_processor(dialect)
+    assert fast is not None and sqlalchemys is not None
+    values: list[object] = [
+        None, date(2026, 1, 2), datetime(2026, 11, 29, 20, 1, 2),
+        datetime(1, 1, 1), datetime(9999, 12, 31, 23, 59, 59, 999999),
+        datetime(2026, 11, 29, 20, 1, 2, 5, tzinfo=UTC),
+        datetime(2026, 11, 29, 20, 1, 2, tzinfo=UTC) + timedelta(microseconds=123456),
+    ]
+    for value in values:
+        assert fast(value) == sqlalchemys(value), value
