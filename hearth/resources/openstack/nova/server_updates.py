@@ -112,10 +112,15 @@ def done(ports: Ports, server: Mapping[str, Any], step: Step) -> bool:
     return server_interfaces.attach_done(ports, server, step)
 
 
+# How many of a server's newest instance actions are read for the resize: others may come
+# after it (a volume extended in the same update records "extend_volume" a moment later).
+_RECENT_ACTIONS = 10
+
+
 def _resize_failed(ports: Ports, server: Mapping[str, Any]) -> bool:
-    """Nova's newest instance action is a resize that ended in error."""
+    """Nova's newest resize of the server (among its recent actions) ended in error."""
     found = rest.nova(ports.cloud, "GET", f"/servers/{server['id']}/os-instance-actions",
-                      params={"limit": 1})
+                      params={"limit": _RECENT_ACTIONS})
     actions = (found or {}).get("instanceActions") or []
-    return bool(actions) and actions[0].get("action") == "resize" and (
-        actions[0].get("message") == "Error")
+    resize = next((a for a in actions if a.get("action") == "resize"), None)
+    return resize is not None and resize.get("message") == "Error"
