@@ -79,6 +79,10 @@ def run_engine(
         )
         engine = Engine.from_config(conf)
         engine.start()
+        # A create is measured on a started engine: the template workers' processes import
+        # what they need as the engine starts, and would take CPU from the first create.
+        if not engine.wait_ready(timeout):
+            raise RuntimeError("the engine's template workers did not start")
         poller = StatePoller(db)
         try:
             missing = [t for t in case.requires if t not in engine.core.plugins]

@@ -28,6 +28,7 @@ from hearth.resources.registry import PluginRegistry
 from hearth.store.crypto import Encryptor
 from hearth.store.db import Database
 from hearth.store.group_commit import GroupCommit
+from hearth.template import functions as template_functions
 from hearth.template.context import Limits
 from hearth.template.environment import Environment
 
@@ -235,6 +236,9 @@ class EngineCore:
         self.template_limits = Limits(
             max_template_size=self.limits.max_template_size,
             max_value_chars=settings.template_budgets.max_value_chars)
+        # The template functions' modules (yaql's among them) are imported now: a request
+        # does not wait for them.
+        template_functions.all_implementations()
         self.template_sandbox: TemplateSandbox | None = None
         if settings.template_workers > 0:
             self.template_sandbox = TemplateSandbox(

@@ -159,6 +159,12 @@ class Engine:
         gc_tuning.tune_for_engine()
         self.liveness.start()
 
+    def wait_ready(self, timeout: float = 60.0) -> bool:
+        """Wait until what ``start`` set going in the background is up (the template
+        workers' processes); False when it was not within ``timeout`` seconds."""
+        sandbox = self.core.template_sandbox
+        return sandbox is None or sandbox.wait_ready(timeout)
+
     def stop(self, *, graceful: bool = True) -> None:
         """Stop this engine. Its running actions stop where they are, their resources left
         IN_PROGRESS with what they stored (a wait's start); a graceful stop then removes the

@@ -21,6 +21,7 @@ import pickle
 import resource
 import signal
 import threading
+import time
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from types import FrameType
@@ -89,6 +90,12 @@ def _no_work() -> None:
     return None
 
 
+def _worker_pid(hold_seconds: float) -> int:
+    # Held a moment: a worker that started first cannot take every probe of ``wait_ready``.
+    time.sleep(hold_seconds)
+    return os.getpid()
+
+
 def _preflight_in_worker(pickled: bytes, cpu_seconds: int, memory_mb: int) -> str | None:
     request: PreflightRequest = pickle.loads(pickled)
     _, hard = resource.getrlimit(resource.RLIMIT_CPU)
@@ -118,6 +125,24 @@ class TemplateSandbox:
     def warm(self) -> None:
         """Start the workers now, in the background, so the first request need not wait."""
         self._get_pool().schedule(_no_work)
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Wait until every worker process has started (imported what a preflight needs):
+        what a server does at its start, done before anything is measured against it. False
+        when they were not all up within ``timeout`` seconds."""
+        pool = self._get_pool()
+        deadline = time.monotonic() + timeout
+        seen: set[int] = set()
+        while len(seen) < self.workers:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            probes = [pool.schedule(_worker_pid, args=(0.05,)) for _ in range(self.workers)]
+            try:
+                seen.update(probe.result(timeout=left) for probe in probes)
+            except (FutureTimeout, pebble.ProcessExpired):
+                return False
+        return True
 
     def check_template(self, request: StackRequest, *, outputs: bool) -> None:
         """Preflight a request's template; ``outputs`` False for calls that never resolve
