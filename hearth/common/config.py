@@ -26,6 +26,14 @@ DEFAULT_SOFTWARE_CONFIG_HOOKS = (
     "Heat::Ungrouped",
 )
 
+# ``engine_worker_threads`` when it is 0, by database. On SQLite, nested stacks' stores and
+# ends wait in these threads for a group commit (``hearth.store.group_commit``): with 32 the
+# nested benchmark's create (1,092 resources) commits 77 times rather than 184 with 8, and is
+# about 1.2x faster. A database server commits each on its own, and its connection pool is
+# smaller: there more threads only contend (the cluster's nested create was slower with 32).
+SQLITE_WORKER_THREADS = 32
+SERVER_WORKER_THREADS = 8
+
 DEFAULT_OPTS: list[cfg.Opt] = [
     cfg.ListOpt(
         "template_fetch_allowed_networks", default=[],
@@ -139,10 +147,13 @@ DEFAULT_OPTS: list[cfg.Opt] = [
     ),
     cfg.IntOpt(
         "engine_worker_threads",
-        default=8,
-        min=1,
+        default=0,
+        min=0,
         help="Threads of one engine for database work and for the steps of types that "
-        "work the database (nested stacks).",
+        "work the database (nested stacks). 0: chosen by the database, "
+        f"{SQLITE_WORKER_THREADS} on SQLite (where the stores and ends of a tree's child "
+        "stacks wait in these threads to be committed together: the more wait, the fewer "
+        f"commits) and {SERVER_WORKER_THREADS} on a database server.",
     ),
     cfg.IntOpt(
         "engine_wait_threads",
@@ -423,6 +434,15 @@ def cfn_public_url(conf: cfg.ConfigOpts) -> str | None:
     if conf.cfn_api.public_url:
         return str(conf.cfn_api.public_url).rstrip("/")
     return f"http://{conf.cfn_api.bind}"
+
+
+def worker_threads(conf: cfg.ConfigOpts) -> int:
+    """``engine_worker_threads``, or the database's default for it when that is 0."""
+    if conf.engine_worker_threads:
+        return int(conf.engine_worker_threads)
+    # The URL's backend: "sqlite" in "sqlite:///..." and "sqlite+pysqlite:///...".
+    sqlite = database_url(conf).split(":", 1)[0].split("+", 1)[0] == "sqlite"
+    return SQLITE_WORKER_THREADS if sqlite else SERVER_WORKER_THREADS
 
 
 def database_url(conf: cfg.ConfigOpts) -> str:

@@ -16,7 +16,12 @@ from oslo_config import cfg
 from hearth.clients.manager import CloudClients
 from hearth.clients.settings import ClientSettings
 from hearth.common import metrics
-from hearth.common.config import EngineLimits, api_public_url, cfn_public_url
+from hearth.common.config import (
+    EngineLimits,
+    api_public_url,
+    cfn_public_url,
+    worker_threads,
+)
 from hearth.common.policy import Policy
 from hearth.engine.plugin_access.cloud_access import StackClouds
 from hearth.engine.requests import StackRequest
@@ -72,7 +77,7 @@ class EngineSettings:
     def from_config(cls, conf: cfg.ConfigOpts) -> EngineSettings:
         return cls(
             host=conf.host,
-            worker_threads=conf.engine_worker_threads,
+            worker_threads=worker_threads(conf),
             wait_threads=conf.engine_wait_threads,
             spread_after=conf.spread_steps_after,
             spread_nested=conf.spread_nested_steps,

@@ -86,8 +86,10 @@ class Database:
             kwargs["poolclass"] = StaticPool
         else:
             Path(url.database or "").expanduser().parent.mkdir(parents=True, exist_ok=True)
-            kwargs["pool_size"] = 16
-            kwargs["max_overflow"] = 16
+            # As many as the engine's worker threads on SQLite (32, see
+            # ``hearth.common.config``), and as many again for its other threads.
+            kwargs["pool_size"] = 32
+            kwargs["max_overflow"] = 32
         engine = create_engine(url, **kwargs)
         event.listen(engine, "connect", _sqlite_on_connect)
         event.listen(engine, "begin", _sqlite_on_begin)

@@ -77,3 +77,21 @@ def test_config_file_has_heats_spelling_before_or_after_serve(tmp_path: Path) ->
                  ["serve", "--config", str(config)]):
         conf = server_config(build_parser().parse_args(argv))
         assert conf.max_stacks_per_tenant == 9, argv
+
+
+def test_worker_threads_follow_the_database_unless_set(tmp_path: Path) -> None:
+    from hearth.common.config import load_config
+    from hearth.engine.core import EngineSettings
+
+    def threads(url: str, *extra: tuple[str, str | None, object]) -> int:
+        conf = load_config(overrides=[("connection", "database", url), *extra])
+        return EngineSettings.from_config(conf).worker_threads
+
+    sqlite = f"sqlite:///{tmp_path / 'hearth.sqlite'}"
+    server = "postgresql+psycopg://hearth@127.0.0.1/hearth"
+    # SQLite: many threads, so that child stacks' stores wait together for one commit.
+    assert threads(sqlite) == 32
+    assert threads(server) == 8
+    assert threads("mysql+pymysql://root@127.0.0.1/hearth") == 8
+    for url in (sqlite, server):
+        assert threads(url, ("engine_worker_threads", None, 5)) == 5
