@@ -79,6 +79,9 @@ class StackResource(Resource):
 
     # --- handlers --------------------------------------------------------------------------
 
+    def stores_child_first(self) -> bool:
+        return True
+
     def handle_create(self) -> Any:
         child_id = self.context.nested.create(
             self.child_definition(), timeout_mins=self.child_timeout()

@@ -38,6 +38,7 @@ from hearth.engine.running.scheduler import (
 from hearth.engine.running.update_plan import ResourcePlan, current_rows, plan_resource
 from hearth.engine.stack_builder import BoundStack
 from hearth.engine.stack_source import StackSource
+from hearth.resources.stack_resource import StackResource
 from hearth.store import batch
 from hearth.store import resources as resource_store
 from hearth.store.db import Session
@@ -427,8 +428,16 @@ class ActionRun(RunEnd):
         task.inline = self._runs_inline(task)
         task.service = None if task.inline else self._service_of(task)
         task.waits = not task.inline and self._waits_elsewhere(task)
+        task.may_carry = (not task.inline and task.action in (states.CREATE, states.ADOPT)
+                          and self._makes_children(task))
         task.priority = self.chain_lengths.get(node, 0)
         return task
+
+    def _makes_children(self, task: ResourceTask) -> bool:
+        try:
+            return issubclass(self._task_class(task), StackResource)
+        except Exception:  # reported by the step itself
+            return False
 
     def _runs_inline(self, task: ResourceTask) -> bool:
         """Steps run on the loop for types whose handlers never block. Updates always run in

@@ -11,7 +11,7 @@ What an update does to the resource is decided in ``update_decision``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hearth.clients.errors import ResourceInError
@@ -76,6 +76,10 @@ class ResourceTask(UpdateDecision):
         self.waits = False
         # Its place on the action's critical path (ActionRun.chain_lengths).
         self.priority = 0
+        # Whether its create may run the handler before its own first commit (a type that
+        # makes a child stack, see ``_carries_into_child``): the writes of what it depends
+        # on are then committed before its step starts.
+        self.may_carry = False
         # Whether a step a dead engine began may be carried on (the run's, unless this
         # task takes over a step another engine of the run left).
         self.resuming = run.resuming
@@ -88,6 +92,9 @@ class ResourceTask(UpdateDecision):
         self._create_retries = 0
         self._retry_deleting = False
         self._state_before: tuple[str | None, str | None] = (None, None)
+        # Whether the step's writes so far go in with the store of the child stack its
+        # handler makes (see ``_carry``).
+        self._carrying = False
 
     def fences(self) -> list[batch.Write]:
         """What each commit of this step's writes holds, so that it commits only while this
@@ -133,6 +140,7 @@ class ResourceTask(UpdateDecision):
             taking_over=self._taken_over(),
             new_resource=self._state_before == (states.INIT, states.COMPLETE),
             fences=self.fences,
+            carry=self._carry if self._carrying else None,
         )
 
     def _taken_over(self) -> bool:
@@ -277,11 +285,51 @@ class ResourceTask(UpdateDecision):
             self.plugin = self._make_plugin(type_name, props)
             # Values only known now (from other resources) are checked before the handler.
             self.plugin.validate_properties()
+            if self._carries_into_child():
+                # IN_PROGRESS is committed with the child stack the handler stores: the
+                # handler runs now, in this step.
+                self._carrying = True
+                return self._handle()
         else:
             self._state(action, states.IN_PROGRESS, "state changed", **fields)
             self.plugin = self._stored_plugin()
         # The handler runs once IN_PROGRESS is committed.
         return Step(then=self._handle)
+
+    def _carries_into_child(self) -> bool:
+        """Whether this create's handler runs before its IN_PROGRESS is committed, which then
+        goes in with the child stack's store: a type whose handler does nothing outside the
+        database before that store (``stores_child_first``), whose child is made here. A
+        create carried on from a dead engine finds its child made already, and commits
+        first, as any other."""
+        plugin = self.plugin
+        return (
+            self.may_carry and self.core.nested is not None and not self._taken_over()
+            and plugin is not None and plugin.stores_child_first()
+        )
+
+    def _carry(self, child_id: str) -> tuple[list[batch.Write], Callable[[], None]]:
+        """For the store of the child stack ``child_id``: the step's writes so far (its
+        IN_PROGRESS state) and the child's id as the resource's physical id, committed in
+        the child's transaction, so that the child never exists without its owner's row
+        saying so; and what to call once they are committed (they leave the step's
+        writes). Should the store fail, they stay the step's, committed with its failure."""
+        self._carrying = False  # one child per step
+        record = self.record
+        pending = len(self.writes)
+        carried = [
+            *self.writes,
+            batch.ResourceChange(
+                record.id, {"physical_resource_id": child_id, "updated_at": utcnow()},
+                bump=False,
+            ),
+        ]
+
+        def committed() -> None:
+            del self.writes[:pending]
+            record.physical_id = child_id
+
+        return carried, committed
 
     def _new_properties_row(self, props: Mapping[str, Any] | None) -> batch.PropsRow | None:
         """A properties row for this resource, written with the step's other writes."""
@@ -351,8 +399,11 @@ class ResourceTask(UpdateDecision):
         if not check:
             # finish() follows at once and stores the physical id with the final state.
             return Step(done=True)
-        fields["step_cookie"] = jsonable(cookie)
-        self._change(**fields)
+        stored = jsonable(cookie)
+        if stored != self.record.step_cookie:
+            fields["step_cookie"] = self.record.step_cookie = stored
+        if fields:
+            self._change(**fields)
         if self._child_runs_here(plugin):
             return Step(cookie=cookie, delay=WOKEN_POLL_FALLBACK)
         # Polled once the cookie is committed.

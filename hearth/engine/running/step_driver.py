@@ -56,6 +56,10 @@ class StepDriver(RunControl):
         # Loop-run types start no child stacks: theirs is made if they ever poll.
         wake = None if task.inline else self._poll_event(task.name)
         try:
+            if task.may_carry and self.bound.graph.get(task.name):
+                # Its handler may run before any commit of its own (which would come after
+                # them in the journal): what it depends on wrote is on disk first.
+                await self.core.journal.flushed()
             started = await self._step(task, self._start, task)
             step = started[0]  # what an abort is told (its cookie)
             step = await self._drive(task, started, wake)

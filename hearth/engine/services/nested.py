@@ -39,6 +39,9 @@ from hearth.store import stacks as stack_store
 from hearth.template.context import StaticFacade
 from hearth.template.parameters import StackIdentity
 
+# Given a new child's id: writes its store commits too, and what to call once it has.
+Carry = Callable[[str], tuple[Sequence[batch.Write], Callable[[], None]]]
+
 
 class _Brief(NamedTuple):
     id: str
@@ -61,15 +64,16 @@ class NestedStackService:
         facade: Callable[[], StaticFacade | None] = lambda: None,
         *, taking_over: bool = False, new_resource: bool = False,
         fences: Callable[[], Sequence[batch.Write]] = tuple,
+        carry: Carry | None = None,
     ) -> ChildStacks:
         """The child stacks of one resource; ``taking_over`` when the resource's action is
         carried on from an engine that died in it (its child may be acting already);
         ``new_resource`` when the resource was never acted on (it has no child yet);
         ``fences``: what the child's store, update or other action holds as it begins
         (those of the resource's step; a delete, which ends the same whoever runs it, does
-        not)."""
+        not); ``carry``: the step's writes a new child's store commits (see ``create``)."""
         return ChildStacks(self, parent, resource_name, child_name, facade, taking_over,
-                           new_resource, fences)
+                           new_resource, fences, carry)
 
     def context(self, tenant: str, username: str | None = None) -> RequestContext:
         # Child stacks act for the stack's owner; the parent's request was authorized already.
@@ -91,10 +95,13 @@ class NestedStackService:
         *,
         may_exist: bool = True,
         fences: Sequence[batch.Write] = (),
+        carry: Carry | None = None,
     ) -> str:
         """The new child's id; ``may_exist``: the resource was acted on before, so its child
         may be there already (a create carried on after its engine died), and is used. The
-        child is stored only while ``fences`` hold (``batch.LockLost``, ``ClaimLost``)."""
+        child is stored only while ``fences`` hold (``batch.LockLost``, ``ClaimLost``), and
+        with the writes ``carry`` gives for its id (its owner's step's), whose second part
+        is called once they are committed."""
         limits = self.core.limits
         if may_exist:
             with self.core.db.session(readonly=True) as session:
@@ -128,6 +135,7 @@ class NestedStackService:
             raise StackValidationFailed(str(exc)) from None
         self._check_tree_size(parent, len(bound.resources))
         action = states.ADOPT if adopt_data else states.CREATE
+        carried, committed = carry(stack_id) if carry is not None else ((), None)
         self.stacks.store_and_launch(
             bound,
             NewStack(
@@ -143,8 +151,10 @@ class NestedStackService:
                 parent_resource_name=resource_name,
                 files_id=parent.files_id_for(source.files),
                 fences=fences,
+                writes=carried,
             ),
             dict(adopt_data or {}),
+            stored=committed,
         )
         return stack_id
 
@@ -325,9 +335,11 @@ class ChildStacks:
         self, service: NestedStackService, parent: Parent, resource_name: str, child_name: str,
         facade: Callable[[], StaticFacade | None], taking_over: bool = False,
         new_resource: bool = False, fences: Callable[[], Sequence[batch.Write]] = tuple,
+        carry: Carry | None = None,
     ) -> None:
         self._facade = facade
         self._fences = fences
+        self._carry = carry
         self._taking_over = taking_over
         self._new_resource = new_resource
         self._service = service
@@ -345,6 +357,7 @@ class ChildStacks:
         return self._service.create(
             self._parent, self._resource, self._child_name, child, timeout_mins, adopt_data,
             self._facade(), may_exist=not self._new_resource, fences=self._fences(),
+            carry=self._carry,
         )
 
     def _joins(self, stack_id: str, action: str) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -186,9 +186,11 @@ class StackService(StackDeletes):
         return Identity(ctx.project_id, stack_name, stack_id).as_dict()
 
     def store_and_launch(
-        self, bound: BoundStack, new: NewStack, adopt_data: dict[str, Any] | None = None
+        self, bound: BoundStack, new: NewStack, adopt_data: dict[str, Any] | None = None,
+        *, stored: Callable[[], None] | None = None,
     ) -> None:
-        """Store a validated new stack (template, row, INIT resources), lock it, start it."""
+        """Store a validated new stack (template, row, INIT resources), lock it, start it;
+        ``stored`` is called once the store is committed."""
         source = bound.source
         stack_id, stack_name = bound.identity.stack_id, bound.identity.stack_name
         assert stack_id is not None
@@ -199,8 +201,8 @@ class StackService(StackDeletes):
         deps = traversal.stored_form(spec.to_json(), traversal.forward(bound.graph))
 
         def store(session: Session) -> tuple[int, dict[str, Any], Sequence[Any]]:
-            if new.fences:
-                batch.apply(session.connection(), new.fences)
+            if new.fences or new.writes:
+                batch.apply(session.connection(), [*new.fences, *new.writes])
             if new.owner_id is None and stack_store.name_taken(session, new.tenant, stack_name):
                 raise StackExists(stack_name)
             files_id = new.files_id
@@ -258,6 +260,8 @@ class StackService(StackDeletes):
 
         # With the other stores of this moment (a tree's children come in bursts).
         files_id, fields, rows = self.core.grouped.run(store)
+        if stored is not None:
+            stored()
         # The run starts from what was written rather than reading it back (made once the
         # transaction has ended: SQLite has one writer at a time).
         loaded = loaded_stack.fresh(
@@ -515,6 +519,9 @@ class NewStack:
     # What its store holds (a child's: its parent step's lock and claim), so that an engine
     # that lost its parent's step stores no second child beside the one its successor made.
     fences: Sequence[batch.Write] = ()
+    # Writes committed with its store (a child's: its owner's step's IN_PROGRESS state and
+    # physical id, see ``ResourceTask._carry``).
+    writes: Sequence[batch.Write] = ()
 
 
 def _adopt_payload(data: Any) -> dict[str, Any]:

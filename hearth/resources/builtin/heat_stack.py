@@ -139,6 +139,10 @@ class RemoteStack(StackResource):
         target = RemoteTarget.of(properties if properties is not None else self.properties)
         return None if target is None else RemoteStackActions(self, target)
 
+    def stores_child_first(self) -> bool:
+        # A stack in another cloud is made through that cloud's API.
+        return RemoteTarget.of(self.properties) is None
+
     def handle_create(self) -> Any:
         remote = self.remote()
         return remote.create() if remote else super().handle_create()

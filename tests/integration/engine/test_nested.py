@@ -15,7 +15,7 @@ from hearth.engine.stack_builder import BoundStack
 from hearth.resources.stack_resource import StackResource
 from hearth.store import stacks as stack_store
 from hearth.store.models import RawTemplate, RawTemplateFiles
-from tests.integration.engine.conftest import CTX, resources, stack_row, wait_state
+from tests.integration.engine.conftest import CTX, events, resources, stack_row, wait_state
 
 CHILD = """
 heat_template_version: 2016-10-14
@@ -447,3 +447,62 @@ def test_children_reading_their_stack_name_are_each_checked(
         args={})
     assert sorted(checked) == ["names-a", "names-b"]
     assert wait_state(engine, ident)[:2] == ("CREATE", "COMPLETE")
+
+
+def test_a_child_is_stored_with_its_owners_in_progress_state_and_id(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store of a child stack commits its owner's IN_PROGRESS state and the child's id as
+    the owner's physical id in the same transaction: no moment in which the child exists and
+    its owner's row does not name it (an engine dying then would leave it orphaned)."""
+    seen: list[tuple[str, str, str | None]] = []
+    launch = engine.actions.launch
+
+    def watching(stack_id: str, *args: Any, **kwargs: Any) -> Any:
+        # Called as soon as the store is committed, before the child's run starts.
+        with engine.core.db.session(readonly=True) as session:
+            child = stack_store.get_stack(session, stack_id)
+            if child is not None and child.owner_id is not None:
+                owner = resources(engine, {"stack_id": child.owner_id})[
+                    child.parent_resource_name]
+                named = "the child" if owner.physical_resource_id == stack_id else (
+                    owner.physical_resource_id)
+                seen.append((owner.action, owner.status, named))
+        return launch(stack_id, *args, **kwargs)
+
+    monkeypatch.setattr(engine.actions, "launch", watching)
+    tmpl = parent(one={"type": "child.yaml"}, two={"type": "child.yaml"})
+    ident = engine.create_stack(CTX, "carried", tmpl, files={"child.yaml": CHILD}, args={})
+    assert wait_state(engine, ident)[:2] == ("CREATE", "COMPLETE")
+    assert seen == [("CREATE", "IN_PROGRESS", "the child")] * 2
+    rows = resources(engine, ident)
+    assert {rows[n].physical_resource_id for n in ("one", "two")} == {
+        s["stack_identity"]["stack_id"] for s in all_stacks(engine) if s["stack_name"] != "carried"
+    }
+
+
+def test_a_child_store_that_fails_leaves_its_owner_failed_after_in_progress(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the owner's step wrote for the child's store (IN_PROGRESS) is not lost with a
+    store that fails: it is committed with the step's failure."""
+    real = stack_store.create_stack
+
+    def failing(session: Any, tags: Any = (), **fields: Any) -> str:
+        if fields.get("owner_id") is not None:
+            raise RuntimeError("no room left for the child")
+        return real(session, tags, **fields)
+
+    monkeypatch.setattr(stack_store, "create_stack", failing)
+    ident = engine.create_stack(
+        CTX, "unstored", parent(nested={"type": "child.yaml"}), files={"child.yaml": CHILD},
+        args={},
+    )
+    assert wait_state(engine, ident)[:2] == ("CREATE", "FAILED")
+    row = resources(engine, ident)["nested"]
+    assert (row.action, row.status, row.physical_resource_id) == ("CREATE", "FAILED", None)
+    assert "no room left for the child" in (row.status_reason or "")
+    assert [(e[1], e[2]) for e in events(engine, ident) if e[0] == "nested"] == [
+        ("CREATE", "IN_PROGRESS"), ("CREATE", "FAILED")
+    ]
+    assert [s["stack_name"] for s in all_stacks(engine)] == ["unstored"]

@@ -50,16 +50,18 @@ def steal_lock(engine: Engine, stack_id: str) -> None:
 
 
 def create_stopped_by_takeover(
-    engine: Engine, name: str, resource: str, definition: dict[str, Any]
+    engine: Engine, name: str, resource: str, definition: dict[str, Any],
+    left: tuple[str, str] = ("CREATE", "IN_PROGRESS"),
 ) -> dict[str, str]:
     """Create a stack of one resource whose handler finds its stack taken over: the run
-    stops with the stack and the resource CREATE IN_PROGRESS, no physical id recorded."""
+    stops with the stack CREATE IN_PROGRESS and the resource as ``left`` (IN_PROGRESS
+    unless nothing of its step was committed), no physical id recorded."""
     identity = engine.create_stack(CTX, name, template({resource: definition}))
     assert engine.actions.wait_idle(identity["stack_id"], 30)
     assert wait_state(engine, identity, until=lambda a, s: True)[:2] == (
         "CREATE", "IN_PROGRESS")
     row = resources(engine, identity)[resource]
-    assert (row.action, row.status, row.physical_resource_id) == ("CREATE", "IN_PROGRESS", None)
+    assert (row.action, row.status, row.physical_resource_id) == (*left, None)
     return identity
 
 
@@ -267,7 +269,10 @@ def test_a_child_stack_after_another_engine_took_its_parent_is_not_stored(
     monkeypatch.setattr(NestedStackService, "create", taken_over_first)
     child = {"heat_template_version": "2016-10-14", "resources": {"c": rsrc("inner")}}
     nest = {"type": "OS::Heat::Stack", "properties": {"template": json.dumps(child)}}
-    identity = create_stopped_by_takeover(engine, "taken-before-child", "nest", nest)
+    # Its IN_PROGRESS was to be committed with the child's store, which the lost lock
+    # refused: the resource is left as it was, for the new owner to create.
+    identity = create_stopped_by_takeover(engine, "taken-before-child", "nest", nest,
+                                          left=("INIT", "COMPLETE"))
     with engine.core.db.session() as session:
         assert stack_store.children(session, identity["stack_id"]) == []
         assert lock_store.holder(session, identity["stack_id"]) == "other"
