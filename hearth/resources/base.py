@@ -204,13 +204,6 @@ class Resource:
     def has_check(cls, action: str) -> bool:
         return callable(getattr(cls, f"check_{action.lower()}_complete", None))
 
-    def stores_child_first(self) -> bool:
-        """Whether this resource's create (and adopt) handler changes nothing outside the
-        engine's database before it stores a child stack (``context.nested.create``): its
-        IN_PROGRESS state is then committed with the child's store, in one transaction,
-        rather than on its own before the handler runs."""
-        return False
-
     @classmethod
     def updates_in_place(cls) -> bool:
         """Whether the type has its own ``handle_update`` (the base one only replaces)."""

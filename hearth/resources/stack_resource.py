@@ -80,6 +80,10 @@ class StackResource(Resource):
     # --- handlers --------------------------------------------------------------------------
 
     def stores_child_first(self) -> bool:
+        """Whether this resource's create (and adopt) handler changes nothing outside the
+        engine's database before it stores its child (``context.nested.create``): its
+        IN_PROGRESS state is then committed with the child's store, in one transaction,
+        rather than on its own before the handler runs."""
         return True
 
     def handle_create(self) -> Any:

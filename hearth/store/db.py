@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
 from hearth.common import metrics
+from hearth.common.config import SQLITE_WORKER_THREADS
 from hearth.store.sealing import EncryptorSource, use_encryptor
 from hearth.store.types import json_dumps
 
@@ -86,10 +87,10 @@ class Database:
             kwargs["poolclass"] = StaticPool
         else:
             Path(url.database or "").expanduser().parent.mkdir(parents=True, exist_ok=True)
-            # As many as the engine's worker threads on SQLite (32, see
-            # ``hearth.common.config``), and as many again for its other threads.
-            kwargs["pool_size"] = 32
-            kwargs["max_overflow"] = 32
+            # As many as the engine's worker threads on SQLite, and as many again for its
+            # other threads.
+            kwargs["pool_size"] = SQLITE_WORKER_THREADS
+            kwargs["max_overflow"] = SQLITE_WORKER_THREADS
         engine = create_engine(url, **kwargs)
         event.listen(engine, "connect", _sqlite_on_connect)
         event.listen(engine, "begin", _sqlite_on_begin)

@@ -289,7 +289,10 @@ class ResourceTask(UpdateDecision):
                 # IN_PROGRESS is committed with the child stack the handler stores: the
                 # handler runs now, in this step.
                 self._carrying = True
-                return self._handle()
+                try:
+                    return self._handle()
+                finally:
+                    self._carrying = False
         else:
             self._state(action, states.IN_PROGRESS, "state changed", **fields)
             self.plugin = self._stored_plugin()
@@ -305,7 +308,7 @@ class ResourceTask(UpdateDecision):
         plugin = self.plugin
         return (
             self.may_carry and self.core.nested is not None and not self._taken_over()
-            and plugin is not None and plugin.stores_child_first()
+            and isinstance(plugin, StackResource) and plugin.stores_child_first()
         )
 
     def _carry(self, child_id: str) -> tuple[list[batch.Write], Callable[[], None]]:

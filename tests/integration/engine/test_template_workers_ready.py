@@ -14,8 +14,6 @@ def test_ready_once_every_worker_process_has_started() -> None:
     # A memory budget no other test uses: a pool of its own, started here.
     sandbox = TemplateSandbox(2, Budgets(memory_mb=1537))
     sandbox.warm()
-    # No time left: not ready (the processes are still importing), without waiting.
-    assert sandbox.wait_ready(0.0) is False
     assert sandbox.wait_ready(120.0) is True
     # The workers it waited for take requests.
     sandbox.check_template(StackRequest(TEMPLATE, {}, {}, {}, {}), outputs=True)
