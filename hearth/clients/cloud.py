@@ -30,6 +30,9 @@ T = TypeVar("T")
 # How long an object found by id is taken as there without asking again, and how many are kept.
 FOUND_TTL = 10.0
 FOUND_KEPT = 4096
+# How long an object this engine made (and has not deleted) is taken as there: a stack's ports
+# name its networks and subnets, made minutes before under a busy service, again and again.
+MADE_TTL = 300.0
 
 
 @cache
@@ -65,7 +68,7 @@ class Cloud:
         self._lock = threading.Lock()
         self._endpoints: dict[str, str | None] = {}
         self._extensions: dict[str, frozenset[str]] = {}
-        # Objects recently found by id (key -> (expiry, value)): see ``seen_recently``.
+        # Objects recently found or made, by id (key -> (expiry, value)): ``seen_recently``.
         self._found: OrderedDict[tuple[str, ...], tuple[float, Any]] = OrderedDict()
         self._finding: dict[tuple[str, ...], threading.Event] = {}
         self._grouped: dict[str, GroupedCreates] = {}
@@ -194,17 +197,31 @@ class Cloud:
         try:
             value = find()
             if value is not None:
-                with self._lock:
-                    self._found[key] = (time.monotonic() + ttl, value)
-                    self._found.move_to_end(key)
-                    while len(self._found) > FOUND_KEPT:
-                        self._found.popitem(last=False)
+                self._keep(key, value, ttl)
             return value
         finally:
             if pending is not None:
                 with self._lock:
                     self._finding.pop(key, None)
                 pending.set()
+
+    def made(self, key: tuple[str, ...], value: Any, ttl: float = MADE_TTL) -> None:
+        """This engine made the object of ``key``: ``seen_recently`` answers ``value`` for it
+        for ``ttl`` seconds, or until ``gone``. Deleted behind the engine's back, the next
+        call on it fails with the service's own not-found, as after any lookup."""
+        self._keep(key, value, ttl)
+
+    def gone(self, key: tuple[str, ...]) -> None:
+        """The object of ``key`` is being deleted: find it again if asked."""
+        with self._lock:
+            self._found.pop(key, None)
+
+    def _keep(self, key: tuple[str, ...], value: Any, ttl: float) -> None:
+        with self._lock:
+            self._found[key] = (time.monotonic() + ttl, value)
+            self._found.move_to_end(key)
+            while len(self._found) > FOUND_KEPT:
+                self._found.popitem(last=False)
 
     # --- calls ---------------------------------------------------------------------------
 

@@ -72,6 +72,21 @@ _NEUTRON_KINDS: dict[str, tuple[str, str]] = {
 }
 
 
+def neutron_key(kind: str, object_id: str) -> tuple[str, str, str] | None:
+    """The key under which ``neutron_find`` keeps an object of ``kind`` found by id (None: a
+    kind it does not look up)."""
+    return ("neutron", kind, object_id) if kind in _NEUTRON_KINDS else None
+
+
+def neutron_key_of_path(path: str) -> tuple[str, str, str] | None:
+    """The ``neutron_key`` of the object at ``path`` (``/networks/<id>``), if a kind of it."""
+    collection, _, object_id = path.strip("/").rpartition("/")
+    for kind, (kind_path, _entity) in _NEUTRON_KINDS.items():
+        if kind_path == collection and object_id:
+            return ("neutron", kind, object_id)
+    return None
+
+
 def neutron_find(cloud: Cloud, kind: str, value: str, project_id: str | None = None) -> str:
     """The id of the neutron object of ``kind`` whose id or name is ``value``.
 

@@ -87,6 +87,12 @@ class FakeCloud:
     def seen_recently(self, key: Any, find: Any, ttl: float = 0) -> Any:
         return find()  # every lookup reaches the recording network
 
+    def made(self, key: Any, value: Any, ttl: float = 0) -> None:
+        pass  # nothing is remembered: see seen_recently
+
+    def gone(self, key: Any) -> None:
+        pass
+
 
 @dataclass
 class CloudContext(FakeResourceContext):

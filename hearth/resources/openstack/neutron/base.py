@@ -30,6 +30,8 @@ class NeutronResource(CloudResource):
     # Creates made at the same moment go to Neutron as one bulk request (``create_object``).
     creates_in_bulk: ClassVar[bool] = False
     error_statuses = frozenset({"ERROR", "DEGRADED"})
+    # What ``neutron_find`` looks this type's objects up as, when not ``entity``.
+    lookup_kind: ClassVar[str | None] = None
 
     @classmethod
     def path(cls) -> str:
@@ -41,6 +43,13 @@ class NeutronResource(CloudResource):
             params: Mapping[str, Any] | None = None) -> Any:
         """One call to Neutron; its JSON answer (None when empty). Errors as CloudErrors."""
         from openstack import exceptions as sdk
+
+        from hearth.resources.openstack.finders import neutron_key_of_path
+
+        if method == "DELETE":
+            key = neutron_key_of_path(path)
+            if key is not None:  # no longer known to be there (``create_object``)
+                self.cloud.gone(key)
 
         def go() -> Any:
             kwargs: dict[str, Any] = {}
@@ -73,7 +82,19 @@ class NeutronResource(CloudResource):
             found = one(body)
         self.resource_id_set(str(found["id"]))
         self._obj = found
+        key = self._lookup_key()
+        if key is not None:
+            # The stack's other resources name it by id: no need to ask Neutron it exists.
+            self.cloud.made(key, str(found["id"]))
         return dict(found)
+
+    def _lookup_key(self) -> tuple[str, ...] | None:
+        from hearth.resources.openstack.finders import neutron_key
+
+        kind = type(self).lookup_kind or self.entity
+        if kind is None or self.resource_id is None:
+            return None
+        return neutron_key(kind, self.resource_id)
 
     def fetch(self) -> dict[str, Any]:
         assert self.entity is not None

@@ -34,6 +34,7 @@ class QoSPolicy(NeutronResource):
     support_status = since("6.0.0")
     entity = "policy"
     collection = "qos/policies"
+    lookup_kind = "qos_policy"
 
     properties_schema = {
         "name": P(P.STRING, "The name for the QoS policy.", update_allowed=True),
