@@ -72,19 +72,26 @@ _NEUTRON_KINDS: dict[str, tuple[str, str]] = {
 }
 
 
-def neutron_key(kind: str, object_id: str) -> tuple[str, str, str] | None:
+_KIND_OF_COLLECTION = {path: kind for kind, (path, _entity) in _NEUTRON_KINDS.items()}
+
+NeutronKey = tuple[str, str, str]
+
+
+def _key(kind: str, object_id: str) -> NeutronKey:
+    return ("neutron", kind, object_id)
+
+
+def neutron_key(kind: str, object_id: str) -> NeutronKey | None:
     """The key under which ``neutron_find`` keeps an object of ``kind`` found by id (None: a
     kind it does not look up)."""
-    return ("neutron", kind, object_id) if kind in _NEUTRON_KINDS else None
+    return _key(kind, object_id) if kind in _NEUTRON_KINDS else None
 
 
-def neutron_key_of_path(path: str) -> tuple[str, str, str] | None:
+def neutron_key_of_path(path: str) -> NeutronKey | None:
     """The ``neutron_key`` of the object at ``path`` (``/networks/<id>``), if a kind of it."""
     collection, _, object_id = path.strip("/").rpartition("/")
-    for kind, (kind_path, _entity) in _NEUTRON_KINDS.items():
-        if kind_path == collection and object_id:
-            return ("neutron", kind, object_id)
-    return None
+    kind = _KIND_OF_COLLECTION.get(collection)
+    return _key(kind, object_id) if kind and object_id else None
 
 
 def neutron_find(cloud: Cloud, kind: str, value: str, project_id: str | None = None) -> str:
@@ -108,7 +115,7 @@ def neutron_find(cloud: Cloud, kind: str, value: str, project_id: str | None = N
         return str(found[0]["id"]) if found else None
 
     if _may_be_id(value):
-        known = cloud.seen_recently(("neutron", kind, value), by_id)
+        known = cloud.seen_recently(_key(kind, value), by_id)
         if known is not None:
             return known
     query = {"name": value}

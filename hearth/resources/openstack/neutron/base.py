@@ -13,6 +13,7 @@ from hearth.clients.errors import ResourceInError, ResourceUnknownStatus
 from hearth.common.errors import StackValidationFailed
 from hearth.resources.definition import ValidationScope
 from hearth.resources.openstack.base import CloudResource
+from hearth.resources.openstack.finders import neutron_find, neutron_key, neutron_key_of_path
 from hearth.resources.properties import Properties
 
 VALUE_SPECS = "value_specs"
@@ -43,8 +44,6 @@ class NeutronResource(CloudResource):
             params: Mapping[str, Any] | None = None) -> Any:
         """One call to Neutron; its JSON answer (None when empty). Errors as CloudErrors."""
         from openstack import exceptions as sdk
-
-        from hearth.resources.openstack.finders import neutron_key_of_path
 
         if method == "DELETE":
             key = neutron_key_of_path(path)
@@ -80,21 +79,14 @@ class NeutronResource(CloudResource):
             found = self.cloud.grouped_creates(f"network{path}").create(body, one, many)
         else:
             found = one(body)
-        self.resource_id_set(str(found["id"]))
+        object_id = str(found["id"])
+        self.resource_id_set(object_id)
         self._obj = found
-        key = self._lookup_key()
+        key = neutron_key(type(self).lookup_kind or entity, object_id)
         if key is not None:
             # The stack's other resources name it by id: no need to ask Neutron it exists.
-            self.cloud.made(key, str(found["id"]))
+            self.cloud.made(key, object_id)
         return dict(found)
-
-    def _lookup_key(self) -> tuple[str, ...] | None:
-        from hearth.resources.openstack.finders import neutron_key
-
-        kind = type(self).lookup_kind or self.entity
-        if kind is None or self.resource_id is None:
-            return None
-        return neutron_key(kind, self.resource_id)
 
     def fetch(self) -> dict[str, Any]:
         assert self.entity is not None
@@ -218,6 +210,4 @@ class NeutronResource(CloudResource):
 
     def find(self, kind: str, value: str | None) -> str | None:
         """The id of a neutron object named (or identified) by ``value``."""
-        from hearth.resources.openstack.finders import neutron_find
-
         return None if value is None else neutron_find(self.cloud, kind, value)
