@@ -32,14 +32,20 @@ class PhysicalResourceNameAmbiguity(HearthError):
 def _by_id_then_name(
     cloud: Cloud, value: str, entity: str, service: str,
     get: Callable[[str], Any], by_name: Callable[[str], list[Any]],
+    uuid_ids: bool = False,
 ) -> str:
-    """The id of the object whose id is ``value``, else of the one object named ``value``."""
-    try:
-        found = cloud.call(get, value, service=service)
-    except Exception as exc:
-        if not is_not_found(exc):
-            raise
-        found = None
+    """The id of the object whose id is ``value``, else of the one object named ``value``.
+
+    ``uuid_ids``: the service gives this kind UUIDs only, so a value that is none (``cirros``)
+    is looked up by name alone, one request instead of two.
+    """
+    found = None
+    if not uuid_ids or _may_be_id(value):
+        try:
+            found = cloud.call(get, value, service=service)
+        except Exception as exc:
+            if not is_not_found(exc):
+                raise
     if found is not None:
         return str(_id(found))
     named = cloud.call(by_name, value, service=service)
@@ -130,9 +136,10 @@ def neutron_find(cloud: Cloud, kind: str, value: str, project_id: str | None = N
 
 
 def _may_be_id(value: str) -> bool:
-    """Neutron's ids are UUIDs: a value that is none (``public``) is only looked up by name,
-    one request instead of two (a stack's 20 routers and 20 floating IPs on ``public``
-    asked for it 80 times)."""
+    """Whether ``value`` can be the id of an object whose ids are UUIDs (Neutron's, Glance's
+    images, Cinder's volumes, Nova's servers). One that cannot (``public``, ``cirros``) is
+    only looked up by name, one request instead of two: a stack of 20 servers asked Glance
+    for ``cirros`` 120 times."""
     try:
         uuid.UUID(value)
     except ValueError:
@@ -200,7 +207,7 @@ def server_id(cloud: Cloud, value: str) -> str:
     conn = cloud.conn
     return _by_id_then_name(
         cloud, value, "Server", "compute", conn.compute.get_server,
-        lambda name: [s for s in conn.compute.servers(name=f"^{name}$")],
+        lambda name: [s for s in conn.compute.servers(name=f"^{name}$")], uuid_ids=True,
     )
 
 
@@ -208,7 +215,7 @@ def image_id(cloud: Cloud, value: str) -> str:
     conn = cloud.conn
     return _by_id_then_name(
         cloud, value, "Image", "image", conn.image.get_image,
-        lambda name: list(conn.image.images(name=name)),
+        lambda name: list(conn.image.images(name=name)), uuid_ids=True,
     )
 
 
@@ -216,7 +223,7 @@ def volume_id(cloud: Cloud, value: str) -> str:
     conn = cloud.conn
     return _by_id_then_name(
         cloud, value, "Volume", "block-storage", conn.block_storage.get_volume,
-        lambda name: list(conn.block_storage.volumes(name=name)),
+        lambda name: list(conn.block_storage.volumes(name=name)), uuid_ids=True,
     )
 
 
@@ -224,7 +231,7 @@ def volume_snapshot_id(cloud: Cloud, value: str) -> str:
     conn = cloud.conn
     return _by_id_then_name(
         cloud, value, "VolumeSnapshot", "block-storage", conn.block_storage.get_snapshot,
-        lambda name: list(conn.block_storage.snapshots(name=name)),
+        lambda name: list(conn.block_storage.snapshots(name=name)), uuid_ids=True,
     )
 
 
@@ -232,7 +239,7 @@ def volume_backup_id(cloud: Cloud, value: str) -> str:
     conn = cloud.conn
     return _by_id_then_name(
         cloud, value, "Volume backup", "block-storage", conn.block_storage.get_backup,
-        lambda name: list(conn.block_storage.backups(name=name)),
+        lambda name: list(conn.block_storage.backups(name=name)), uuid_ids=True,
     )
 
 
