@@ -61,6 +61,12 @@ class GroupCommit:
     def grouping(self) -> bool:
         return self._grouping
 
+    @property
+    def waiting(self) -> int:
+        """How many works are queued for the next group."""
+        with self._lock:
+            return len(self._queue)
+
     def run(self, fn: Callable[[Session], T]) -> T:
         """``fn(session)`` in a write transaction, committed when this returns; what it
         returned, or what it raised."""

@@ -44,10 +44,6 @@ MYSQL_TABLE_OPTIONS = {
 }
 
 
-def _uuid() -> str:
-    return new_uuid()
-
-
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
     __table_args__: Any = MYSQL_TABLE_OPTIONS
@@ -104,7 +100,7 @@ class UserCreds(Base):
 class Stack(ExplicitUpdateTime):
     __tablename__ = "stack"
 
-    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=_uuid)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
     name: Mapped[str] = mapped_column(String(255), index=True)
     raw_template_id: Mapped[int] = mapped_column(
         ForeignKey("raw_template.id"), nullable=False, index=True
@@ -170,7 +166,7 @@ class Resource(ExplicitUpdateTime):
     __tablename__ = "resource"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    uuid: Mapped[str] = mapped_column(String(36), unique=True, default=_uuid)
+    uuid: Mapped[str] = mapped_column(String(36), unique=True, default=new_uuid)
     name: Mapped[str] = mapped_column(String(255))
     physical_resource_id: Mapped[str | None] = mapped_column(String(255), index=True)
     stack_id: Mapped[str] = mapped_column(
@@ -222,7 +218,7 @@ class Event(Base):
     __table_args__ = (Index(None, "stack_id", "id"), MYSQL_TABLE_OPTIONS)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    uuid: Mapped[str] = mapped_column(String(36), unique=True, default=_uuid)
+    uuid: Mapped[str] = mapped_column(String(36), unique=True, default=new_uuid)
     stack_id: Mapped[str] = mapped_column(
         ForeignKey("stack.id", ondelete="CASCADE"), nullable=False
     )
@@ -240,7 +236,7 @@ class Event(Base):
 class SoftwareConfig(Base):
     __tablename__ = "software_config"
 
-    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=_uuid)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
     name: Mapped[str | None] = mapped_column(String(255))
     group: Mapped[str | None] = mapped_column(String(255))
     config: Mapped[dict[str, Any] | None] = mapped_column(SealedJson)
@@ -251,7 +247,7 @@ class SoftwareDeployment(ExplicitUpdateTime):
     __tablename__ = "software_deployment"
     __table_args__ = (Index(None, "created_at"), MYSQL_TABLE_OPTIONS)
 
-    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=_uuid)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
     config_id: Mapped[str] = mapped_column(
         ForeignKey("software_config.id"), nullable=False, index=True
     )
@@ -268,7 +264,7 @@ class SoftwareDeployment(ExplicitUpdateTime):
 class Snapshot(Base):
     __tablename__ = "snapshot"
 
-    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=_uuid)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
     stack_id: Mapped[str] = mapped_column(
         ForeignKey("stack.id", ondelete="CASCADE"), nullable=False, index=True
     )
@@ -283,7 +279,7 @@ class Snapshot(Base):
 class ResourceSnapshot(Base):
     __tablename__ = "resource_snapshot"
 
-    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=_uuid)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
     snapshot_id: Mapped[str] = mapped_column(
         ForeignKey("snapshot.id", ondelete="CASCADE"), nullable=False, index=True
     )
@@ -294,7 +290,7 @@ class ResourceSnapshot(Base):
 class Service(Base):
     __tablename__ = "service"
 
-    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=_uuid)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
     engine_id: Mapped[str] = mapped_column(String(36), nullable=False)
     host: Mapped[str] = mapped_column(String(255), nullable=False)
     hostname: Mapped[str] = mapped_column(String(255), nullable=False)

@@ -71,7 +71,7 @@ def held_first_then(
     waited = threading.Event()
     for _ in range(1000):
         done = sum(not t.is_alive() for t in threads)
-        if len(grouped._queue) + done >= len(others) or waited.wait(0.01):
+        if grouped.waiting + done >= len(others) or waited.wait(0.01):
             break
     release.set()
     for t in [leader, *threads]:
