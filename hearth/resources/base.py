@@ -277,6 +277,13 @@ class Resource:
         """Hook: replacement needed because of these changed definition sections."""
         return False
 
+    def needs_replace_failed(self) -> bool:
+        """Hook (Heat's): whether this resource, left FAILED by an action (not a check), is
+        replaced by the next update. Yes, unless its type can ask its service whether the
+        object is still sound (a server, a volume, a Neutron object): then it is updated in
+        place, or left as it is, like any other."""
+        return True
+
     @classmethod
     def implicit_dependencies(
         cls, name: str, shapes: Mapping[str, ResourceShape]

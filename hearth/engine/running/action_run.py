@@ -188,7 +188,8 @@ class ActionRun(RunEnd):
         """The type the template gives resource ``name`` (found once by the definition)."""
         return self.bound.resource_type(name)
 
-    def update_plan(self, record: ResourceRecord, name: str) -> ResourcePlan:
+    def update_plan(self, record: ResourceRecord, name: str,
+                    replace_failed: Callable[[], bool] | None = None) -> ResourcePlan:
         new_def = self.bound.frozen_definition(name)
         old_props = self.properties.get(record.prop_data_id)
         old_def = dict(record.definition or {})
@@ -197,7 +198,7 @@ class ActionRun(RunEnd):
         return plan_resource(
             lambda type_name: self.bound.class_of(type_name, name),
             name, record.state, old_def, old_props, new_def,
-            has_child=record.physical_id is not None,
+            has_child=record.physical_id is not None, replace_failed=replace_failed,
         )
 
     def make_replacement(self, record: ResourceRecord, name: str,

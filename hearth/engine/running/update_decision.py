@@ -97,7 +97,8 @@ class UpdateDecision:
                     f"Update to property external_id of {self.name} "
                     f"({self.record.resource_type})"
                 )
-        plan = self.run.update_plan(self.record, self.name)
+        plan = self.run.update_plan(self.record, self.name,
+                                    replace_failed=self._needs_replace_failed)
         self._plan = plan
         if plan.kind == "unchanged":
             self._noop = True
@@ -145,6 +146,13 @@ class UpdateDecision:
             self.record.resource_type = new_type
             self._change(resource_type=new_type)
         return None
+
+    def _needs_replace_failed(self) -> bool:
+        """The FAILED resource's plugin decides whether it is replaced (Heat asks the
+        service: a healthy server, volume or Neutron object is kept)."""
+        if not self.record.exists or self.record.physical_id is None:
+            return True
+        return self._stored_plugin().needs_replace_failed()
 
     def _take_back(self) -> batch.ResourceChange:
         """This row is current again: a rollback first lets the plugin undo what preparing

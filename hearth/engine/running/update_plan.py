@@ -98,12 +98,15 @@ def plan_resource(
     new_definition: Mapping[str, Any],
     *,
     has_child: bool = False,
+    replace_failed: Callable[[], bool] | None = None,
 ) -> ResourcePlan:
     """Heat's update decision for one resource present in both old and new templates.
 
     ``class_of`` gives the class of a type; ``has_child`` says the resource has a physical
-    resource (for nested stacks: its child exists). Raises NotSupported (immutable
-    properties) as the plugin's planner does.
+    resource (for nested stacks: its child exists). ``replace_failed`` answers, for a
+    resource an action (not a check) left FAILED, whether it must be replaced (its plugin's
+    ``needs_replace_failed``, which may ask the cloud); without it such a resource is
+    replaced. Raises NotSupported (immutable properties) as the plugin's planner does.
     """
     action, status = state
     if (action, status) in ((states.INIT, states.COMPLETE), (states.DELETE, states.COMPLETE)):
@@ -121,7 +124,9 @@ def plan_resource(
         in_place and has_child and getattr(cls, "update_failed_in_place", False)
         and action != states.CHECK
     ):
-        return ResourcePlan("replace")
+        checked = action == states.CHECK and getattr(cls, "always_replace_on_check_failed", True)
+        if checked or replace_failed is None or replace_failed():
+            return ResourcePlan("replace")
     old_props = dict(old_properties or {})
     new_props = dict(new_definition.get("properties") or {})
     tmpl_diff: dict[str, Any] = {}

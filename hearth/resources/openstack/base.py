@@ -55,6 +55,9 @@ class CloudResource(Resource):
     delete_is_async: ClassVar[bool] = False
     # Statuses meaning the object failed (compared upper-case).
     error_statuses: ClassVar[frozenset[str]] = frozenset({"ERROR"})
+    # After a failed action, the next update keeps the object unless it is gone or in one of
+    # these statuses (Heat's needs_replace_failed); None: it is always replaced.
+    replace_failed_statuses: ClassVar[frozenset[str] | None] = None
     # Attributes computed only when a template reads them (each costs calls of its own).
     uncached_attributes: ClassVar[frozenset[str]] = frozenset()
 
@@ -101,6 +104,17 @@ class CloudResource(Resource):
     def object_status(self, obj: Any) -> str | None:
         status = _field(obj, "status")
         return str(status) if status is not None else None
+
+    def needs_replace_failed(self) -> bool:
+        """Replaced after a failure when the object is gone or in one of
+        ``replace_failed_statuses`` (upper case); always when the type names none."""
+        statuses = type(self).replace_failed_statuses
+        if statuses is None:
+            return True
+        found = self.fetch_or_none()
+        if found is None:
+            return True
+        return (self.object_status(found) or "").upper() in statuses
 
     # --- reading the object, once per step -----------------------------------------------
 

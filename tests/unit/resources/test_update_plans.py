@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from hearth.common.errors import NotSupported
+from hearth.engine.running.update_plan import plan_resource
 from hearth.resources.base import Resource
 from hearth.resources.builtin import resource_mapping
 from hearth.resources.properties import Properties
@@ -114,3 +115,37 @@ def test_replacement_hooks_are_consulted() -> None:
     assert not Picky.plan_update("x", {"p": "a"}, {"p": "b"}).replace
     assert Picky.plan_update("x", {"p": "always"}, {"p": "always"}).replace
     assert Picky.plan_update("x", {"p": "a"}, {"p": "a"}, tmpl_diff={"UpdatePolicy": {}}).replace
+
+
+# --- a resource an action left FAILED (Heat's needs_replace_failed) ----------------------
+
+def _failed_plan(state: tuple[str, str], new_props: dict[str, Any],
+                 replace_failed: Any = None) -> str:
+    old = {"type": "OS::Heat::TestResource", "properties": {"value": "a"}}
+    new = {"type": "OS::Heat::TestResource", "properties": new_props}
+    return plan_resource(
+        REGISTRY.get_class, "r", state, old, {"value": "a"}, new,
+        has_child=True, replace_failed=replace_failed,
+    ).kind
+
+
+def test_a_failed_resource_is_replaced_when_its_plugin_says_so_or_cannot_be_asked() -> None:
+    assert _failed_plan(("UPDATE", "FAILED"), {"value": "a"}) == "replace"
+    assert _failed_plan(("UPDATE", "FAILED"), {"value": "a"}, lambda: True) == "replace"
+
+
+def test_a_failed_resource_its_plugin_keeps_is_planned_like_a_sound_one() -> None:
+    keep = lambda: False  # noqa: E731
+    assert _failed_plan(("UPDATE", "FAILED"), {"value": "a"}, keep) == "unchanged"
+    assert _failed_plan(("CREATE", "FAILED"), {"value": "b"}, keep) == "update"
+
+
+def test_a_failed_check_always_replaces_without_asking() -> None:
+    asked: list[bool] = []
+
+    def keep() -> bool:
+        asked.append(True)
+        return False
+
+    assert _failed_plan(("CHECK", "FAILED"), {"value": "a"}, keep) == "replace"
+    assert asked == []

@@ -138,6 +138,8 @@ class Ec2NeutronResource(NeutronResource):
     types have neither), and the reference is the physical id or else the name."""
 
     handle_check = None  # type: ignore[assignment]
+    # Heat's AWS types are plain resources: replaced after any failure.
+    replace_failed_statuses = None
 
     def _show_resource(self) -> Any:
         return None

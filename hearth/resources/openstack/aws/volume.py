@@ -27,6 +27,8 @@ CREATING = ("creating", "restoring-backup")
 
 
 class Volume(cinder_volume.Volume):
+    # Heat's AWS volume is not its Cinder volume type: replaced after any failure.
+    replace_failed_statuses = None
     properties_schema = {
         "AvailabilityZone": P(
             P.STRING, "The availability zone in which the volume will be created.",

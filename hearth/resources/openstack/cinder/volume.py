@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 from hearth.clients.errors import ResourceInError, is_not_found, status_of
 from hearth.common.errors import NotSupported, StackValidationFailed
@@ -42,6 +42,7 @@ class Volume(CinderResource):
 
     collection = "/volumes"
     body_key = "volume"
+    replace_failed_statuses: ClassVar[frozenset[str] | None] = frozenset({"ERROR", "DELETING"})
     properties_schema = PROPERTIES
     attributes_schema = ATTRIBUTES
 

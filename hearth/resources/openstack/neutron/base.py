@@ -31,6 +31,7 @@ class NeutronResource(CloudResource):
     # Creates made at the same moment go to Neutron as one bulk request (``create_object``).
     creates_in_bulk: ClassVar[bool] = False
     error_statuses = frozenset({"ERROR", "DEGRADED"})
+    replace_failed_statuses: ClassVar[frozenset[str] | None] = frozenset({"ERROR"})
     # What ``neutron_find`` looks this type's objects up as, when not ``entity``.
     lookup_kind: ClassVar[str | None] = None
 
@@ -87,6 +88,13 @@ class NeutronResource(CloudResource):
             # The stack's other resources name it by id: no need to ask Neutron it exists.
             self.cloud.made(key, object_id)
         return dict(found)
+
+    def needs_replace_failed(self) -> bool:
+        # Heat asks Neutron only for the types that name their object (not an interface,
+        # an association or a quota).
+        if type(self).entity is None:
+            return True
+        return super().needs_replace_failed()
 
     def fetch(self) -> dict[str, Any]:
         assert self.entity is not None

@@ -51,6 +51,7 @@ class Server(ServerLifecycle):
     """
 
     entity = "servers"
+    replace_failed_statuses = frozenset({"ERROR", "DELETED", "SOFT_DELETED"})
     # Heat's max_server_name_length.
     physical_resource_name_limit = 53
     properties_schema = PROPERTIES

@@ -25,6 +25,8 @@ class ServerGroup(CloudResource):
     service_type = "compute"
     default_client_name = "nova"
     entity = "server_groups"
+    # Kept after a failure while it exists (it has no status).
+    replace_failed_statuses = frozenset()
 
     properties_schema = {
         "name": P(P.STRING, "Server Group name."),
