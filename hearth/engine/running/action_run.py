@@ -349,6 +349,7 @@ class ActionRun(RunEnd):
             deadline=deadline,
             stop=self.stop,
             aggregate_failures=self.spec.action == states.DELETE,
+            start_after_failures=self.spec.action == states.CHECK,
             observe=self._observe_step,
         )
         self.runner = runner

@@ -11,7 +11,7 @@ from hearth.engine import states
 from hearth.engine.running.scheduler import GraphResult, StopReason
 from hearth.engine.running.stack_state import begin_stack_action, cancelled_reason
 from hearth.engine.running.step_outcomes import ResourceActionFailed
-from hearth.engine.running.traversal import Node
+from hearth.engine.running.traversal import Node, ResourceNode
 from hearth.store import stacks as stack_store
 from hearth.store.db import Session
 
@@ -89,6 +89,8 @@ def outcome(
         if partial_check:
             reason += ". 'CHECK' not fully supported (see resources)"
         return True, reason
+    if result.failed and action == states.CHECK:
+        return False, _check_failures(result, resource_action, partial_check)
     if result.failed:
         first = next(iter(result.failed.values()))
         if isinstance(first, ResourceActionFailed):
@@ -99,6 +101,26 @@ def outcome(
     if result.stop is StopReason.CANCELLED:
         return False, stop_message or cancelled_reason(action)
     return False, f"Stack {action} did not complete"
+
+
+def _check_failures(result: GraphResult[Node], resource_action: str,
+                    partial_check: bool) -> str:
+    """Heat 27's reason for a check that went on past its failures: each failed resource by
+    name with its own reason, in the order they failed."""
+    parts = []
+    for node, exc in result.failed.items():
+        name = exc.name if isinstance(exc, ResourceActionFailed) else _node_name(node)
+        action = exc.action if isinstance(exc, ResourceActionFailed) else resource_action
+        why = exc.reason if isinstance(exc, ResourceActionFailed) else str(exc)
+        parts.append(f"{name}: Resource {action} failed: {why}")
+    reason = "Resource CHECK failed: " + "; ".join(parts)
+    if partial_check:
+        reason += ". 'CHECK' not fully supported (see resources)"
+    return reason
+
+
+def _node_name(node: Node) -> str:
+    return node.name if isinstance(node, ResourceNode) else str(node.row_id)
 
 
 def begin_rollback(

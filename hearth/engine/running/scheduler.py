@@ -91,6 +91,7 @@ class GraphRunner(Generic[K]):
         deadline: float | None = None,
         stop: StopSignal | None = None,
         aggregate_failures: bool = False,
+        start_after_failures: bool = False,
         observe: Callable[[K, str, float], None] | None = None,
     ) -> None:
         self._requires = {k: set(v) for k, v in requires.items()}
@@ -100,7 +101,10 @@ class GraphRunner(Generic[K]):
         self._deadline = deadline
         self._stop = stop or StopSignal()
         # Delete goes on with every branch a failure does not block (Heat aggregates there).
-        self._aggregate = aggregate_failures
+        self._aggregate = aggregate_failures or start_after_failures
+        # Check starts what a failure does not block too (Heat 27 checks every resource whose
+        # requirements passed, and reports every failure).
+        self._start_after_failures = start_after_failures
         # Told of each node that ran: (node, "complete"|"failed"|"cancelled", seconds).
         self._observe = observe
         self._started: dict[K, float] = {}
@@ -126,6 +130,13 @@ class GraphRunner(Generic[K]):
     def stopping(self) -> bool:
         """True once no new node may start (a failure, a timeout or a stop request)."""
         return self.result.stop is not None
+
+    @property
+    def may_start(self) -> bool:
+        """Whether a node may begin its work now: not once the graph stops, unless it goes on
+        past failures (``start_after_failures``)."""
+        return not self.stopping or (
+            self._start_after_failures and self.result.stop is StopReason.FAILED)
 
     def release(self, node: K) -> None:
         """Let ``node``'s dependants start before its task ends (what remains of it is only

@@ -165,7 +165,7 @@ class StepDriver(RunControl):
     def _start(self, task: ResourceTask) -> Step:
         # Checked in the worker, when the step really begins: work queued behind a failure
         # never starts.
-        if self.runner.stopping if self.runner is not None else self.stop.requested:
+        if not self.runner.may_start if self.runner is not None else self.stop.requested:
             raise NotStarted(task.name)
         return task.start()
 
