@@ -283,8 +283,10 @@ class ResourceTask(UpdateDecision):
             fields["rsrc_metadata"] = self.run.bound.resolve_metadata(self.name)
             self._state(action, states.IN_PROGRESS, "state changed", **fields)
             self.plugin = self._make_plugin(type_name, props)
-            # Values only known now (from other resources) are checked before the handler.
-            self.plugin.validate_properties()
+            if action == states.CREATE:
+                # Values only known now (from other resources) are checked before the
+                # handler; Heat's adopt takes the object as it is, unchecked.
+                self.plugin.validate_properties()
             if self._carries_into_child():
                 # IN_PROGRESS is committed with the child stack the handler stores: the
                 # handler runs now, in this step.

@@ -264,3 +264,26 @@ def test_hidden_parameters_and_properties_encrypted_at_rest(engine: Engine) -> N
         assert resource_store.load_properties(
             session, row.rsrc_prop_data_id, engine.core.encryptor
         ) == {"value": "hunter2"}
+
+
+def test_adopt_takes_resources_as_they_are_without_checking_their_properties(
+        engine: Engine) -> None:
+    # As Heat's adopt: no property check before the handler, only the resource's id.
+    valid = template({"v": {"type": "OS::Heat::Value", "properties": {"value": "0"}},
+                      "r": {"type": "OS::Heat::TestResource",
+                            "properties": {"wait_secs": {"get_attr": ["v", "value"]}}}})
+    identity = create(engine, valid)
+    assert wait_state(engine, identity)[:2] == ("CREATE", "COMPLETE")
+    data = engine.abandon_stack(CTX, identity)
+    wait_state(engine, identity)
+    # The value the test resource waits for is no number any more: a create refuses it.
+    data["template"]["resources"]["v"]["properties"]["value"] = "soon"
+    adopted = engine.create_stack(CTX, "adopted", None,
+                                  args={"adopt_stack_data": json.dumps(data)})
+    assert wait_state(engine, adopted)[:2] == ("ADOPT", "COMPLETE")
+    assert resources(engine, adopted)["r"].physical_resource_id == \
+        data["resources"]["r"]["resource_id"]
+    created = create(engine, data["template"], name="created")
+    state = wait_state(engine, created)
+    assert state[:2] == ("CREATE", "FAILED")
+    assert "Properties.wait_secs" in state[2]
