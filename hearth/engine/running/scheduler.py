@@ -100,9 +100,11 @@ class GraphRunner(Generic[K]):
         self._grace = grace_period
         self._deadline = deadline
         self._stop = stop or StopSignal()
-        # Delete goes on with every branch a failure does not block (Heat aggregates there).
+        # After a failure, what runs is let finish, not cancelled after ``error_wait_time``
+        # (a delete: Heat lets it finish), and ready nodes are still handed to ``run``, which
+        # refuses them unless ``may_start``.
         self._aggregate = aggregate_failures or start_after_failures
-        # Check starts what a failure does not block too (Heat 27 checks every resource whose
+        # A check starts what a failure does not block (Heat 27 checks every resource whose
         # requirements passed, and reports every failure).
         self._start_after_failures = start_after_failures
         # Told of each node that ran: (node, "complete"|"failed"|"cancelled", seconds).

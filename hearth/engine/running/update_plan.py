@@ -124,8 +124,9 @@ def plan_resource(
         in_place and has_child and getattr(cls, "update_failed_in_place", False)
         and action != states.CHECK
     ):
-        checked = action == states.CHECK and getattr(cls, "always_replace_on_check_failed", True)
-        if checked or replace_failed is None or replace_failed():
+        check_failed = action == states.CHECK and getattr(
+            cls, "always_replace_on_check_failed", True)
+        if check_failed or replace_failed is None or replace_failed():
             return ResourcePlan("replace")
     old_props = dict(old_properties or {})
     new_props = dict(new_definition.get("properties") or {})
