@@ -150,7 +150,7 @@ class UpdateDecision:
     def _needs_replace_failed(self) -> bool:
         """The FAILED resource's plugin decides whether it is replaced (Heat asks the
         service: a healthy server, volume or Neutron object is kept)."""
-        if not self.record.exists or self.record.physical_id is None:
+        if self.record.physical_id is None:
             return True
         return self._stored_plugin().needs_replace_failed()
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -73,6 +75,20 @@ def engine_factory(engine_url: str) -> Iterator[Callable[..., Engine]]:
 @pytest.fixture
 def engine(engine_factory: Callable[..., Engine]) -> Engine:
     return engine_factory()
+
+
+def engine_with_plugin(factory: Callable[..., Engine], tmp_path: Path, module_name: str,
+                       source: str, **overrides: Any) -> tuple[Engine, ModuleType]:
+    """An engine whose ``plugin_dirs`` hold one module of test types (``source``), and that
+    module as the engine loaded it (for the state its types keep)."""
+    plugin_dir = tmp_path / "plugins"
+    plugin_dir.mkdir()
+    path = plugin_dir / f"{module_name}.py"
+    path.write_text(source)
+    engine = factory(plugin_dirs=[str(plugin_dir)], **overrides)
+    module = next(m for m in list(sys.modules.values())
+                  if getattr(m, "__file__", None) == str(path))
+    return engine, module
 
 
 def wait_state(

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hearth.engine.engine import Engine
-from tests.integration.engine.conftest import CTX, resources, wait_state
+from tests.integration.engine.conftest import CTX, engine_with_plugin, resources, wait_state
 
 PLUGIN = '''
 import time
@@ -59,10 +59,7 @@ TEMPLATE = {
 def test_a_check_goes_on_past_failures_and_names_each(
     engine_factory: Callable[..., Engine], tmp_path: Path
 ) -> None:
-    plugin_dir = tmp_path / "plugins"
-    plugin_dir.mkdir()
-    (plugin_dir / "checked_types.py").write_text(PLUGIN)
-    engine = engine_factory(plugin_dirs=[str(plugin_dir)])
+    engine, _module = engine_with_plugin(engine_factory, tmp_path, "checked_types", PLUGIN)
     identity = engine.create_stack(CTX, "checked", TEMPLATE, {})
     assert wait_state(engine, identity)[:2] == ("CREATE", "COMPLETE")
 

@@ -3,7 +3,6 @@ and created again, up to the limit; past it the resource fails with the service'
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import pytest
 
 from hearth.engine.engine import Engine
-from tests.integration.engine.conftest import CTX, resources, wait_state
+from tests.integration.engine.conftest import CTX, engine_with_plugin, resources, wait_state
 
 PLUGIN = '''
 from hearth.clients.errors import ResourceInError
@@ -52,13 +51,8 @@ TEMPLATE = {"heat_template_version": "2018-08-31",
 
 
 def flaky_engine(factory: Callable[..., Engine], tmp_path: Path, limit: int) -> tuple[Engine, Any]:
-    plugin_dir = tmp_path / "plugins"
-    plugin_dir.mkdir()
-    (plugin_dir / "flaky_types.py").write_text(PLUGIN)
-    engine = factory(plugin_dirs=[str(plugin_dir)], action_retry_limit=limit)
-    module = next(m for m in list(sys.modules.values())
-                  if getattr(m, "__file__", None) == str(plugin_dir / "flaky_types.py"))
-    return engine, module
+    return engine_with_plugin(factory, tmp_path, "flaky_types", PLUGIN,
+                              action_retry_limit=limit)
 
 
 @pytest.mark.parametrize("failures", [0, 2])

@@ -9,7 +9,6 @@ other update replaces the old row again; a rollback brings the old row back (the
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from hearth.engine.engine import Engine
 from hearth.store import queries
 from hearth.store import resources as resource_store
 from hearth.store.models import RawTemplate
-from tests.integration.engine.conftest import CTX, events, stack_row, wait_state
+from tests.integration.engine.conftest import CTX, engine_with_plugin, events, stack_row, wait_state
 from tests.integration.engine.test_lifecycle import template
 
 Event = tuple[str, str, str, str]
@@ -274,12 +273,7 @@ def addressed(size: str, fail: bool = False) -> dict[str, Any]:
 
 
 def plugin_engine(factory: Callable[..., Engine], tmp_path: Path) -> tuple[Engine, Any]:
-    plugin_dir = tmp_path / "plugins"
-    plugin_dir.mkdir()
-    (plugin_dir / "addressed_types.py").write_text(PLUGIN)
-    engine = factory(plugin_dirs=[str(plugin_dir)])
-    module = next(m for m in list(sys.modules.values())
-                  if getattr(m, "__file__", None) == str(plugin_dir / "addressed_types.py"))
+    engine, module = engine_with_plugin(factory, tmp_path, "addressed_types", PLUGIN)
     module.LOG.clear()
     return engine, module
 

@@ -3,14 +3,13 @@ worker thread, so the types of other services (and Heat's own) go on meanwhile."
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from hearth.engine.engine import Engine
-from tests.integration.engine.conftest import CTX, resources, wait_state
+from tests.integration.engine.conftest import CTX, engine_with_plugin, resources, wait_state
 
 DONE = ("CREATE", "COMPLETE")
 
@@ -52,16 +51,12 @@ def resource_mapping():
 def test_a_slow_service_holds_only_its_slots(
     engine_factory: Callable[..., Engine], tmp_path: Path
 ) -> None:
-    plugin_dir = tmp_path / "plugins"
-    plugin_dir.mkdir()
-    (plugin_dir / "slow_types.py").write_text(PLUGIN)
     # 4 threads for waiting steps; the slow service may use 2 of them.
-    engine = engine_factory(plugin_dirs=[str(plugin_dir)], engine_wait_threads=4)
+    engine, module = engine_with_plugin(engine_factory, tmp_path, "slow_types", PLUGIN,
+                                        engine_wait_threads=4)
     engine.core.settings.clients = type(engine.core.settings.clients)(service_concurrency=2)
     # These made-up services are in no catalog: only the slots are under test.
     engine.core.clouds.check_available = lambda *args: None  # type: ignore[method-assign]
-    module = next(m for m in list(sys.modules.values())
-                  if getattr(m, "__file__", None) == str(plugin_dir / "slow_types.py"))
     state: dict[str, Any] = module.STATE
     slow = {f"slow{i}": {"type": "Test::Slow"} for i in range(6)}
     quick = {f"quick{i}": {"type": "Test::Quick"} for i in range(6)}
@@ -115,13 +110,8 @@ def test_steps_that_wait_elsewhere_are_not_bound_by_the_worker_threads(
 ) -> None:
     """A type whose handlers block (a cloud call, a sleep) runs in the pool of waiting
     threads, many at a time, not 2 at a time as the 2 worker threads would run them."""
-    plugin_dir = tmp_path / "plugins"
-    plugin_dir.mkdir()
-    (plugin_dir / "waiting_types.py").write_text(WAITING)
-    engine = engine_factory(plugin_dirs=[str(plugin_dir)], engine_worker_threads=2,
-                            engine_wait_threads=20)
-    module = next(m for m in list(sys.modules.values())
-                  if getattr(m, "__file__", None) == str(plugin_dir / "waiting_types.py"))
+    engine, module = engine_with_plugin(engine_factory, tmp_path, "waiting_types", WAITING,
+                                        engine_worker_threads=2, engine_wait_threads=20)
     state: dict[str, Any] = module.STATE
     tmpl = {"heat_template_version": "2018-08-31",
             "resources": {f"w{i}": {"type": "Test::Waits"} for i in range(40)}}
